@@ -1,0 +1,192 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// Every error the Decode functions return describes a bad request body (HTTP
+// 400); the message is meant for the client.
+
+// DecodeJSON decodes a request body into a new object of r's kind. With
+// strict set, unknown and duplicate fields are an error ("strict decoding
+// error: unknown field \"spec.foo\""); without it they are returned as
+// warnings, one per field, for fieldValidation=Warn (the caller drops them
+// for fieldValidation=Ignore). A missing kind or apiVersion is filled in; a
+// wrong one is an error.
+func DecodeJSON(r *Resource, data []byte, strict bool) (Object, []string, error) {
+	obj := r.New()
+	if err := guardJSONQuantities(reflect.TypeOf(obj).Elem(), data); err != nil {
+		return nil, nil, fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	strictErrs, err := kjson.UnmarshalStrict(data, obj)
+	if errors.Is(err, resource.ErrFormatWrong) {
+		if located := locateBadQuantity(reflect.TypeOf(obj).Elem(), data); located != nil {
+			return nil, nil, fmt.Errorf("decode %s: %w", r.Kind, located)
+		}
+	}
+	if err != nil {
+		return nil, nil, jsonError(r, err)
+	}
+	if err := checkKind(r, obj); err != nil {
+		return nil, nil, err
+	}
+	if len(strictErrs) == 0 {
+		return obj, nil, nil
+	}
+	msgs := make([]string, len(strictErrs))
+	for i, e := range strictErrs {
+		msgs[i] = e.Error()
+	}
+	if strict {
+		return nil, nil, fmt.Errorf("strict decoding error: %s", strings.Join(msgs, ", "))
+	}
+	return obj, msgs, nil
+}
+
+// jsonError turns a JSON decoding failure into a message naming where it is.
+func jsonError(r *Resource, err error) error {
+	if ok, off := kjson.SyntaxErrorOffset(err); ok {
+		return fmt.Errorf("decode %s: malformed JSON at byte offset %d: %s", r.Kind, off, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return fmt.Errorf("decode %s: malformed JSON: unexpected end of input", r.Kind)
+	}
+	return fmt.Errorf("decode %s: %s", r.Kind, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// checkKind compares the body's apiVersion and kind with r and fills in
+// whichever is missing.
+func checkKind(r *Resource, obj Object) error {
+	want := r.GroupVersionKind()
+	apiVersion, kind := want.ToAPIVersionAndKind()
+	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+		apiVersion, kind = tm.APIVersion, tm.Kind
+	}
+	if apiVersion != "" && apiVersion != r.APIVersion() {
+		return fmt.Errorf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, r.APIVersion())
+	}
+	if kind != "" && kind != want.Kind {
+		return fmt.Errorf("the kind in the data (%s) does not match the expected kind (%s)", kind, want.Kind)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(want)
+	return nil
+}
+
+// YAMLToJSON converts one YAML document (JSON is YAML) to JSON. With strict
+// set, duplicate keys are an error.
+func YAMLToJSON(data []byte, strict bool) ([]byte, error) {
+	conv := yaml.YAMLToJSON
+	if strict {
+		conv = yaml.YAMLToJSONStrict
+	}
+	out, err := conv(data)
+	if err != nil {
+		return nil, fmt.Errorf("malformed YAML: %w", err)
+	}
+	return out, nil
+}
+
+// DecodeYAML decodes an application/apply-patch+yaml (or any YAML) body the
+// way DecodeJSON decodes JSON.
+func DecodeYAML(r *Resource, data []byte, strict bool) (Object, []string, error) {
+	js, err := YAMLToJSON(data, strict)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	return DecodeJSON(r, js, strict)
+}
+
+var pbSerializer = protobuf.NewSerializer(Scheme, Scheme)
+
+// DecodeProtobuf decodes an application/vnd.kubernetes.protobuf body ("k8s\0"
+// followed by a runtime.Unknown envelope) as typed kubectl commands send it.
+// The envelope's apiVersion and kind must be r's (missing ones default to r's).
+func DecodeProtobuf(r *Resource, data []byte) (Object, error) {
+	if len(data) == 0 {
+		return nil, fmt.Errorf("decode %s: empty protobuf body", r.Kind)
+	}
+	want := r.GroupVersionKind()
+	var env runtime.Unknown
+	_, gvk, err := pbSerializer.Decode(data, &want, &env)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: malformed protobuf body: %w", r.Kind, err)
+	}
+	if *gvk != want {
+		return nil, fmt.Errorf("decode %s: the protobuf body holds %s, want %s", r.Kind, gvkString(*gvk), gvkString(want))
+	}
+	if err := guardProtobufQuantities(reflect.TypeOf(r.New()).Elem(), env.Raw); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", r.Kind, err)
+	}
+	out, _, err := pbSerializer.Decode(data, &want, nil)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: malformed protobuf body: %w", r.Kind, err)
+	}
+	obj, ok := out.(Object)
+	if !ok {
+		return nil, fmt.Errorf("decode %s: the protobuf body holds %T, want %s", r.Kind, out, want.Kind)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(want)
+	return obj, nil
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	return fmt.Sprintf("apiVersion %q kind %q", apiVersion, kind)
+}
+
+// Encode returns obj as JSON with its kind and apiVersion set.
+func Encode(obj Object) ([]byte, error) { return EncodeObject(obj) }
+
+// EncodeObject returns any object the Scheme knows (lists, Status, Table,
+// WatchEvent, ...) as JSON with its kind and apiVersion set. obj itself is
+// never modified: when its type fields need setting, a copy is encoded.
+func EncodeObject(obj runtime.Object) ([]byte, error) {
+	kinds, _, err := Scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", obj, err)
+	}
+	if obj.GetObjectKind().GroupVersionKind() != kinds[0] {
+		obj = obj.DeepCopyObject()
+		obj.GetObjectKind().SetGroupVersionKind(kinds[0])
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", kinds[0].Kind, err)
+	}
+	return data, nil
+}
+
+// DecodeDeleteOptions decodes a DELETE request body. An empty body means
+// default options. Any apiVersion ending in "v1" is accepted, as clients send
+// "v1", "meta.k8s.io/v1" or the resource's own group version.
+func DecodeDeleteOptions(data []byte) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return opts, nil
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, opts); err != nil {
+		return nil, jsonError(&Resource{Kind: "DeleteOptions"}, err)
+	}
+	gv, err := schema.ParseGroupVersion(opts.APIVersion)
+	if err != nil || (opts.APIVersion != "" && gv.Version != "v1") {
+		return nil, fmt.Errorf("decode DeleteOptions: unsupported apiVersion %q, want v1 or meta.k8s.io/v1", opts.APIVersion)
+	}
+	if opts.Kind != "" && opts.Kind != "DeleteOptions" {
+		return nil, fmt.Errorf("decode DeleteOptions: the kind in the data (%s) does not match the expected kind (DeleteOptions)", opts.Kind)
+	}
+	return opts, nil
+}

@@ -1,0 +1,187 @@
+package api
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+var (
+	pullPolicies    = []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}
+	messagePolicies = []corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}
+	protocols       = []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}
+)
+
+// validateContainers checks a container list; names collects container names
+// across init and regular containers so duplicates between them are caught.
+func validateContainers(list []corev1.Container, p *field.Path, vols, names sets.Set[string]) field.ErrorList {
+	var errs field.ErrorList
+	for i := range list {
+		c, cp := &list[i], p.Index(i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(cp.Child("name"), ""))
+		case names.Has(c.Name):
+			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+		default:
+			errs = append(errs, invalidEach(cp.Child("name"), c.Name, validation.IsDNS1123Label(c.Name))...)
+		}
+		names.Insert(c.Name)
+		errs = append(errs, validateImage(c.Image, cp.Child("image"))...)
+		errs = append(errs, oneOf(c.ImagePullPolicy, pullPolicies, cp.Child("imagePullPolicy"))...)
+		errs = append(errs, oneOf(c.TerminationMessagePolicy, messagePolicies, cp.Child("terminationMessagePolicy"))...)
+		errs = append(errs, validatePorts(c.Ports, cp.Child("ports"))...)
+		errs = append(errs, validateEnv(c.Env, cp.Child("env"))...)
+		errs = append(errs, validateResources(&c.Resources, cp.Child("resources"))...)
+		errs = append(errs, validateMounts(c.VolumeMounts, cp.Child("volumeMounts"), vols)...)
+		errs = append(errs, validateProbe(c.LivenessProbe, cp.Child("livenessProbe"))...)
+		errs = append(errs, validateProbe(c.ReadinessProbe, cp.Child("readinessProbe"))...)
+		errs = append(errs, validateProbe(c.StartupProbe, cp.Child("startupProbe"))...)
+	}
+	return errs
+}
+
+func validateImage(image string, p *field.Path) field.ErrorList {
+	switch {
+	case image == "":
+		return field.ErrorList{field.Required(p, "")}
+	case strings.TrimSpace(image) != image:
+		return field.ErrorList{field.Invalid(p, image, "must not have leading or trailing whitespace")}
+	case hasSpace(image):
+		return field.ErrorList{field.Invalid(p, image, "must not contain whitespace")}
+	}
+	return nil
+}
+
+func validatePorts(ports []corev1.ContainerPort, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, port := range ports {
+		pp := p.Index(i)
+		if port.Name != "" {
+			errs = append(errs, invalidEach(pp.Child("name"), port.Name, validation.IsValidPortName(port.Name))...)
+			if names.Has(port.Name) {
+				errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
+			}
+			names.Insert(port.Name)
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(pp.Child("containerPort"), ""))
+		} else {
+			errs = append(errs, invalidEach(pp.Child("containerPort"), port.ContainerPort, validation.IsValidPortNum(int(port.ContainerPort)))...)
+		}
+		if port.HostPort != 0 {
+			errs = append(errs, invalidEach(pp.Child("hostPort"), port.HostPort, validation.IsValidPortNum(int(port.HostPort)))...)
+		}
+		errs = append(errs, oneOf(port.Protocol, protocols, pp.Child("protocol"))...)
+	}
+	return errs
+}
+
+func validateEnv(env []corev1.EnvVar, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, e := range env {
+		ep := p.Index(i)
+		if e.Name == "" {
+			errs = append(errs, field.Required(ep.Child("name"), ""))
+		} else {
+			errs = append(errs, invalidEach(ep.Child("name"), e.Name, validation.IsRelaxedEnvVarName(e.Name))...)
+		}
+		if e.ValueFrom == nil {
+			continue
+		}
+		if e.Value != "" {
+			errs = append(errs, field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+		}
+		errs = append(errs, validateEnvSource(e.ValueFrom, ep.Child("valueFrom"))...)
+	}
+	return errs
+}
+
+func validateEnvSource(s *corev1.EnvVarSource, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	if s.FieldRef != nil {
+		n++
+		if s.FieldRef.FieldPath == "" {
+			errs = append(errs, field.Required(p.Child("fieldRef", "fieldPath"), ""))
+		}
+	}
+	if s.ResourceFieldRef != nil {
+		n++
+		if s.ResourceFieldRef.Resource == "" {
+			errs = append(errs, field.Required(p.Child("resourceFieldRef", "resource"), ""))
+		}
+	}
+	if r := s.ConfigMapKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeyRef(r.Name, r.Key, p.Child("configMapKeyRef"))...)
+	}
+	if r := s.SecretKeyRef; r != nil {
+		n++
+		errs = append(errs, validateKeyRef(r.Name, r.Key, p.Child("secretKeyRef"))...)
+	}
+	switch {
+	case n == 0:
+		errs = append(errs, field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+	case n > 1:
+		errs = append(errs, field.Invalid(p, "", "may not have more than one field specified at a time"))
+	}
+	return errs
+}
+
+func validateKeyRef(name, key string, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if name == "" {
+		errs = append(errs, field.Required(p.Child("name"), ""))
+	}
+	if key == "" {
+		errs = append(errs, field.Required(p.Child("key"), ""))
+	} else {
+		errs = append(errs, invalidEach(p.Child("key"), key, validation.IsConfigMapKey(key))...)
+	}
+	return errs
+}
+
+// validateResources checks resource names, that quantities are not
+// negative, and that no request exceeds its limit.
+func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, part := range []struct {
+		list corev1.ResourceList
+		path *field.Path
+	}{{r.Limits, p.Child("limits")}, {r.Requests, p.Child("requests")}} {
+		for name, q := range part.list {
+			qp := part.path.Key(string(name))
+			errs = append(errs, invalidEach(qp, string(name), validation.IsQualifiedName(string(name)))...)
+			errs = append(errs, validateQuantity(q, qp)...)
+		}
+	}
+	for name, req := range r.Requests {
+		lim, ok := r.Limits[name]
+		if ok && req.Cmp(lim) > 0 {
+			errs = append(errs, field.Invalid(p.Child("requests").Key(string(name)), req.String(),
+				fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		}
+	}
+	return errs
+}
+
+// validateQuantity requires a quantity to be non-negative and storable.
+func validateQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
+	if err := checkQuantityText(q.String()); err != nil {
+		return field.ErrorList{field.Invalid(p, q.String(), err.Error())}
+	}
+	if err := checkQuantity(q); err != nil {
+		return field.ErrorList{field.Invalid(p, fmt.Sprintf("%g", q.AsApproximateFloat64()), err.Error())}
+	}
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(p, q.String(), "must be greater than or equal to 0")}
+	}
+	return nil
+}

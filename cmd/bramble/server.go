@@ -1,0 +1,34 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bramble-edge/bramble/server"
+)
+
+func newServerCommand() *cobra.Command {
+	var cfg server.Config
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Run the bramble server: datastore, Kubernetes API and controllers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return server.Run(cmd.Context(), cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.DataDir, "data-dir", server.DefaultDataDir, "folder for the datastore, certificates and state")
+	f.StringVar(&cfg.BindAddress, "bind-address", "0.0.0.0", "address the API server listens on")
+	f.IntVar(&cfg.HTTPSPort, "https-listen-port", server.DefaultHTTPSPort, "HTTPS port of the API server")
+	f.StringSliceVar(&cfg.TLSSANs, "tls-san", nil, "extra DNS name or IP address for the serving certificate (repeatable)")
+	f.StringVar(&cfg.WriteKubeconfig, "write-kubeconfig", server.DefaultKubeconfigPath, "where to write the admin kubeconfig")
+	f.StringVar(&cfg.WriteKubeconfigMode, "write-kubeconfig-mode", "0600", "file mode of the admin kubeconfig, in octal")
+	f.StringVar(&cfg.DatastoreEndpoint, "datastore-endpoint", "", "datastore to use (default: SQLite in <data-dir>/server/db/state.db)")
+	f.DurationVar(&cfg.CompactInterval, "datastore-compact-interval", 5*time.Minute, "how often old datastore revisions are compacted")
+	f.Int64Var(&cfg.CompactRetain, "datastore-compact-retain", 1000, "how many recent revisions compaction keeps readable")
+	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
+	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}

@@ -1,0 +1,83 @@
+package datastore
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func eventsFor(keys ...string) []Event {
+	evs := make([]Event, len(keys))
+	for i, k := range keys {
+		evs[i] = Event{Type: EventCreate, Revision: int64(i + 1), KV: &KeyValue{Key: k}}
+	}
+	return evs
+}
+
+func receivedKeys(sub *subscription) []string {
+	var keys []string
+	for {
+		select {
+		case evs := <-sub.ch:
+			for _, ev := range evs {
+				keys = append(keys, ev.KV.Key)
+			}
+		default:
+			return keys
+		}
+	}
+}
+
+func TestBroadcasterMatchesPrefixes(t *testing.T) {
+	b := newBroadcaster(8)
+	subs := map[string]*subscription{}
+	for _, p := range []string{"", "/a", "/a/", "/a/b", "/b/", "/zzz/"} {
+		subs[p] = b.subscribe(p)
+	}
+	extra := b.subscribe("/a/") // a second subscriber of one prefix
+	// Hundreds of non-matching prefixes must not disturb matching.
+	for i := range 300 {
+		b.subscribe(fmt.Sprintf("/other/%d/", i))
+	}
+	b.publish(eventsFor("/a/b", "/ab", "/b/x", "/a", "/c"))
+	want := map[string][]string{
+		"":      {"/a/b", "/ab", "/b/x", "/a", "/c"},
+		"/a":    {"/a/b", "/ab", "/a"},
+		"/a/":   {"/a/b"},
+		"/a/b":  {"/a/b"},
+		"/b/":   {"/b/x"},
+		"/zzz/": nil,
+	}
+	for p, sub := range subs {
+		if got := receivedKeys(sub); !slices.Equal(got, want[p]) {
+			t.Errorf("prefix %q: got %v, want %v", p, got, want[p])
+		}
+	}
+	if got := receivedKeys(extra); !slices.Equal(got, want["/a/"]) {
+		t.Errorf("second subscriber of /a/: got %v, want %v", got, want["/a/"])
+	}
+}
+
+func TestBroadcasterDropsSlowSubscriber(t *testing.T) {
+	b := newBroadcaster(2)
+	slow, fast := b.subscribe("/k"), b.subscribe("/k")
+	for i := range 5 {
+		b.publish(eventsFor(fmt.Sprintf("/k%d", i)))
+		receivedKeys(fast)
+	}
+	var got int
+	for range slow.ch {
+		got++
+	}
+	if got != 2 {
+		t.Fatalf("slow subscriber: got %d batches before its channel closed, want 2 (its buffer)", got)
+	}
+	if fast.done {
+		t.Fatal("a subscriber that kept up was dropped")
+	}
+	slow.cancel() // dropping twice is harmless
+	fast.cancel()
+	if len(b.groups) != 0 || len(b.lengths) != 0 {
+		t.Fatalf("after every cancel: got %d groups, lengths %v; want none", len(b.groups), b.lengths)
+	}
+}

@@ -1,0 +1,107 @@
+package datastore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// commitWrites applies reqs in one transaction and answers each caller after
+// COMMIT returned. An op that fails its check (exists, conflict, not found)
+// fails only its caller and uses no revision; any other error fails the batch.
+func (w *writer) commitWrites(reqs []*writeReq) {
+	if len(reqs) == 0 {
+		return
+	}
+	start := time.Now()
+	defer func() { w.lastBatch, w.lastCommit = len(reqs), time.Since(start) }()
+	results := make([]writeResult, len(reqs))
+	var events []Event
+	err := w.inTx(func(ctx context.Context) error {
+		var err error
+		if events, err = w.applyAll(ctx, reqs, results); err != nil {
+			return err
+		}
+		if len(events) > 0 && w.s.cfg.CommitHook != nil {
+			w.s.cfg.CommitHook()
+		}
+		return nil
+	})
+	if err != nil {
+		w.failBatch(results, err)
+	} else if len(events) > 0 {
+		w.rev = events[len(events)-1].Revision
+		w.s.rev.Store(w.rev)
+		w.s.bc.publish(events)
+	}
+	for i, r := range reqs {
+		r.res <- results[i]
+	}
+}
+
+// applyAll runs every request in order, giving each successful one the next
+// revision, and returns their events. A statement error aborts the batch.
+func (w *writer) applyAll(ctx context.Context, reqs []*writeReq, results []writeResult) ([]Event, error) {
+	events := make([]Event, 0, len(reqs))
+	next := w.rev + 1
+	for i, r := range reqs {
+		if err := r.ctx.Err(); err != nil {
+			results[i].err = err
+			continue
+		}
+		ev, err := w.apply(ctx, r, next)
+		switch {
+		case isCheckError(err):
+			results[i].err = err
+		case err != nil:
+			return nil, err
+		default:
+			results[i] = writeResult{rev: next, prev: ev.PrevKV}
+			events = append(events, *ev)
+			next++
+		}
+	}
+	return events, nil
+}
+
+// failBatch gives every caller the batch's error (the transaction rolled
+// back, so none of its writes happened) and re-reads the revision, so the
+// next batch continues from what the database holds.
+func (w *writer) failBatch(results []writeResult, err error) {
+	err = fmt.Errorf("write batch: %w", err)
+	for i := range results {
+		results[i] = writeResult{err: err}
+	}
+	if cur, _, rerr := readRevisions(context.Background(), w.conn); rerr == nil {
+		w.rev = cur
+		w.s.rev.Store(cur)
+	}
+}
+
+func isCheckError(err error) bool {
+	return errors.Is(err, ErrKeyExists) || errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound)
+}
+
+// inTx runs fn inside BEGIN IMMEDIATE ... COMMIT on the write connection.
+func (w *writer) inTx(fn func(ctx context.Context) error) error {
+	ctx := context.Background() // callers' contexts must not abort a shared commit
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(ctx); err != nil {
+		w.rollback(ctx)
+		return err
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		w.rollback(ctx)
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) rollback(ctx context.Context) {
+	if _, err := w.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		w.s.log.Debug("datastore rollback", "err", err)
+	}
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what building and testing bramble needs on Debian 12, as root:
+# Debian packages, and Go (from the Go module proxy's toolchain module when
+# the machine has no new enough Go). Safe to run again.
+set -euo pipefail
+
+GO_VERSION=1.26.8
+PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 sqlite3)
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+go_ok() {
+  local go=$1
+  [ -x "$go" ] || return 1
+  local v
+  v=$("$go" env GOVERSION 2>/dev/null | sed 's/^go//')
+  [ -n "$v" ] && [ "$(printf '%s\n%s\n' "$GO_VERSION" "$v" | sort -V | head -n1)" = "$GO_VERSION" ]
+}
+
+if ! go_ok "$(command -v go || true)" && ! go_ok /usr/local/go/bin/go; then
+  arch=$(dpkg --print-architecture)
+  case "$arch" in amd64|arm64) ;; armhf) arch=armv6l ;; *) echo "no Go toolchain for $arch" >&2; exit 1 ;; esac
+  proxy=${GOPROXY:-https://proxy.golang.org}
+  proxy=${proxy%%,*}
+  url="$proxy/golang.org/toolchain/@v/v0.0.1-go${GO_VERSION}.linux-${arch}.zip"
+  log "installing Go ${GO_VERSION} from $url"
+  tmp=$(mktemp -d)
+  curl -fsSL -o "$tmp/go.zip" "$url"
+  unzip -q "$tmp/go.zip" -d "$tmp"
+  rm -rf /usr/local/go
+  mv "$tmp/golang.org/toolchain@v0.0.1-go${GO_VERSION}.linux-${arch}" /usr/local/go
+  chmod -R a+rX /usr/local/go
+  find /usr/local/go/bin /usr/local/go/pkg/tool -type f -exec chmod 755 {} +
+  rm -rf "$tmp"
+fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every bramble test, as CI does: formatting, vet, module tidiness,
+# package boundaries, unit and end-to-end tests under the race detector
+# (real SQLite, the real kubectl 1.27-1.33, real processes), then a short run
+# of every fuzz target. Installs what it needs first (hack/deps.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash hack/deps.sh
+export PATH=/usr/local/go/bin:$PATH
+FUZZTIME=${FUZZTIME:-5s}
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "kubectl present"
+test -x /usr/bin/kubectl || { echo "the end-to-end tests need /usr/bin/kubectl (kubectl 1.27-1.33)" >&2; exit 1; }
+
+step "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+[ -z "$unformatted" ] || { echo "not gofmt'ed:" >&2; echo "$unformatted" >&2; exit 1; }
+
+step "go vet"
+go vet ./...
+
+step "go mod tidy leaves no diff"
+cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig
+go mod tidy
+if ! diff -q go.mod /tmp/bramble-go.mod.orig >/dev/null || ! diff -q go.sum /tmp/bramble-go.sum.orig >/dev/null; then
+  diff -u /tmp/bramble-go.mod.orig go.mod >&2 || true
+  cp /tmp/bramble-go.mod.orig go.mod; cp /tmp/bramble-go.sum.orig go.sum
+  echo "go.mod/go.sum are not tidy" >&2; exit 1
+fi
+
+step "package boundaries"
+bash hack/boundaries.sh
+
+step "go test -race ./... (unit, conformance, crash, end-to-end)"
+go test -race -tags kubectl -count=1 -timeout 25m ./...
+
+step "fuzz targets, ${FUZZTIME} each"
+for pkg in $(go list ./...); do
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+    echo "fuzz $pkg $f" >&2
+    go test -run='^$' -fuzz="^${f}\$" -fuzztime="$FUZZTIME" "$pkg" >/dev/null
+  done
+done
+
+step "benchmarks compile and run once"
+go test -run='^$' -bench=. -benchtime=1x -short ./datastore/... ./server/... >/dev/null
+
+echo "all tests passed" >&2

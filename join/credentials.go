@@ -1,0 +1,171 @@
+package join
+
+import (
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Files Save writes in the agent's directory (<data-dir>/agent).
+const (
+	CAFile   = "ca.crt"    // cluster CA, 0644
+	CertFile = "node.crt"  // node certificate, 0644
+	KeyFile  = "node.key"  // node private key, 0600
+	InfoFile = "join.json" // server URL, node name, MQTT addresses, 0644
+)
+
+// Credentials are what a node holds after joining.
+type Credentials struct {
+	ServerURL     string
+	NodeName      string
+	CACertPEM     []byte
+	CertPEM       []byte
+	KeyPEM        []byte
+	MQTTAddresses []string
+}
+
+// joinInfo is the content of InfoFile.
+type joinInfo struct {
+	ServerURL     string   `json:"serverURL"`
+	NodeName      string   `json:"nodeName"`
+	MQTTAddresses []string `json:"mqttAddresses"`
+}
+
+// Save writes the credentials into dir (made 0700 if missing), each file
+// atomically: the key first, the description (join.json) last.
+func (c *Credentials) Save(dir string) error {
+	if _, err := c.TLSConfig(); err != nil {
+		return fmt.Errorf("save credentials: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save credentials: %w", err)
+	}
+	info, err := json.MarshalIndent(joinInfo{c.ServerURL, c.NodeName, c.MQTTAddresses}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save credentials: %w", err)
+	}
+	files := []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{
+		{KeyFile, c.KeyPEM, 0o600},
+		{CertFile, c.CertPEM, 0o644},
+		{CAFile, c.CACertPEM, 0o644},
+		{InfoFile, append(info, '\n'), 0o644},
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+			return fmt.Errorf("save credentials: %w", err)
+		}
+	}
+	return syncDir(dir)
+}
+
+// LoadCredentials reads what Save wrote and checks it: the key must match
+// the certificate, which must be signed by the CA and name the node. A node
+// that never joined gets an error wrapping fs.ErrNotExist.
+func LoadCredentials(dir string) (*Credentials, error) {
+	c := &Credentials{}
+	var info joinInfo
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{{CAFile, &c.CACertPEM}, {CertFile, &c.CertPEM}, {KeyFile, &c.KeyPEM}} {
+		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			return nil, fmt.Errorf("load node credentials: %w", err)
+		}
+		*f.dst = data
+	}
+	data, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	if err != nil {
+		return nil, fmt.Errorf("load node credentials: %w", err)
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return nil, fmt.Errorf("load node credentials: %s: %w", filepath.Join(dir, InfoFile), err)
+	}
+	c.ServerURL, c.NodeName, c.MQTTAddresses = info.ServerURL, info.NodeName, info.MQTTAddresses
+	if _, err := c.TLSConfig(); err != nil {
+		return nil, fmt.Errorf("load node credentials from %s: %w", dir, err)
+	}
+	return c, nil
+}
+
+// TLSConfig returns a client TLS configuration for mutual TLS with the API
+// server and the MQTT broker: the node certificate, and the cluster CA as
+// the only trusted root. It fails when the parts do not fit together.
+func (c *Credentials) TLSConfig() (*tls.Config, error) {
+	pair, err := tls.X509KeyPair(c.CertPEM, c.KeyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("node certificate and key: %w", err)
+	}
+	ca, err := parseCAPEM(c.CACertPEM)
+	if err != nil {
+		return nil, fmt.Errorf("CA certificate: %w", err)
+	}
+	if err := checkNodeCert(pair.Leaf, ca, c.NodeName, pair.Leaf.PublicKey); err != nil {
+		return nil, fmt.Errorf("node certificate: %w", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, Certificates: []tls.Certificate{pair}}, nil
+}
+
+// Certificate returns the parsed node certificate.
+func (c *Credentials) Certificate() (*x509.Certificate, error) { return parseLeaf(c.CertPEM) }
+
+// encodeKey writes key as PKCS #8 PEM ("PRIVATE KEY").
+func encodeKey(key crypto.Signer) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("join: encode node key (%T): %w", key, err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path, so readers see the old file or the new, never half.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

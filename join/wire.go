@@ -1,0 +1,116 @@
+package join
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Paths of the join exchange on the API server's port.
+const (
+	// CACertsPath answers the cluster CA certificate, PEM, to anyone.
+	CACertsPath = "/cacerts"
+	// JoinPath takes a Request and answers a Response.
+	JoinPath = "/v1-bramble/join"
+)
+
+// Identity a node certificate carries: CN=NodeUserPrefix+<node>,
+// O=NodeGroup. The server's authenticator reads the same names.
+const (
+	NodeUserPrefix = "system:node:"
+	NodeGroup      = "system:nodes"
+)
+
+// Request is the body of POST JoinPath.
+type Request struct {
+	TokenID  string `json:"tokenID"`
+	Secret   string `json:"secret"`
+	NodeName string `json:"nodeName"`
+	// CSR is a PEM "CERTIFICATE REQUEST" signed by the node's key; the
+	// server ignores its subject and names the certificate after NodeName.
+	CSR string `json:"csr"`
+}
+
+// Response is the answer to a successful join.
+type Response struct {
+	Certificate string `json:"certificate"` // node certificate, PEM
+	CA          string `json:"ca"`          // cluster CA certificate, PEM
+	// MQTTAddresses are broker URLs (mqtts://host:port) to connect to, best
+	// first; empty when the server runs no broker.
+	MQTTAddresses []string `json:"mqttAddresses"`
+}
+
+// Status is the body of a failed join, in the shape of a Kubernetes
+// metav1.Status. Reason says which failure it is (the Reason* constants).
+type Status struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Status     string `json:"status"`
+	Message    string `json:"message"`
+	Reason     string `json:"reason"`
+	Code       int    `json:"code"`
+}
+
+// Reasons of failed joins.
+const (
+	ReasonTokenSecret     = "JoinTokenSecretMismatch" // 401
+	ReasonTokenExpired    = "JoinTokenExpired"        // 401
+	ReasonTokenNotFound   = "JoinTokenNotFound"       // 401
+	ReasonInvalidNodeName = "InvalidNodeName"         // 422
+	ReasonBadRequest      = "BadRequest"              // 400, 405, 413, 415
+	ReasonTooManyRequests = "TooManyRequests"         // 429
+	ReasonInternal        = "InternalError"           // 500
+)
+
+// Errors a join can end in, for errors.Is; the messages say more.
+var (
+	ErrCAHashMismatch  = errors.New("the server's CA certificate does not match the token's CA hash")
+	ErrTokenSecret     = errors.New("join token secret does not match")
+	ErrTokenExpired    = errors.New("join token expired")
+	ErrTokenNotFound   = errors.New("join token not found")
+	ErrInvalidNodeName = errors.New("invalid node name")
+	ErrRateLimited     = errors.New("too many failed join attempts")
+	// ErrRejected is any other refusal by the server (bad request, server
+	// error, an answer that does not check out).
+	ErrRejected = errors.New("join rejected")
+)
+
+// reasonErrors maps a Status reason to its sentinel.
+var reasonErrors = map[string]error{
+	ReasonTokenSecret:     ErrTokenSecret,
+	ReasonTokenExpired:    ErrTokenExpired,
+	ReasonTokenNotFound:   ErrTokenNotFound,
+	ReasonInvalidNodeName: ErrInvalidNodeName,
+	ReasonTooManyRequests: ErrRateLimited,
+}
+
+// Error is a join failure: its message is for people, Unwrap gives the
+// sentinel for programs.
+type Error struct {
+	Kind error // one of the Err* sentinels
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns the sentinel.
+func (e *Error) Unwrap() error { return e.Kind }
+
+func joinError(kind error, format string, args ...any) error {
+	return &Error{Kind: kind, Msg: "join: " + fmt.Sprintf(format, args...)}
+}
+
+// ValidateNodeName checks that name can name a node: a DNS-1123 subdomain
+// (lowercase letters, digits, '-' and '.', at most 253 characters), as the
+// API requires of Node names. Errors are *Error of kind ErrInvalidNodeName.
+func ValidateNodeName(name string) error {
+	if name == "" {
+		return &Error{Kind: ErrInvalidNodeName, Msg: "node name: must not be empty"}
+	}
+	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+		return &Error{Kind: ErrInvalidNodeName, Msg: fmt.Sprintf("node name %q: %s", name, strings.Join(msgs, "; "))}
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+package mqtt
+
+import "context"
+
+// Bus is how the server publishes and subscribes, whether the broker is
+// embedded (mochi's inline client, no network hop) or external (a paho
+// client holding the server's own certificate). Handlers must not block:
+// they run on the client's delivery path.
+type Bus interface {
+	Publish(ctx context.Context, topic string, qos byte, retained bool, payload []byte) error
+	Subscribe(filter string, qos byte, handler func(topic string, payload []byte)) error
+	Close() error
+}

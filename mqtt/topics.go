@@ -1,0 +1,62 @@
+// Package mqtt is bramble's MQTT side: the topic contract, the embedded
+// broker (mochi-mqtt) with per-identity ACLs, and the client shared by agents
+// and hollow agents (paho.mqtt.golang). MQTT 3.1.1 throughout.
+package mqtt
+
+import "strings"
+
+// Prefix starts every bramble topic.
+const Prefix = "bramble/v1"
+
+// Topics under one node's subtree. A node identity may publish and
+// subscribe only below NodeSubtree(node).
+func NodeSubtree(node string) string { return Prefix + "/nodes/" + node + "/" }
+
+// DesiredTopic carries server -> agent events for the node's pods and the
+// ConfigMaps and Secrets they reference (QoS 1).
+func DesiredTopic(node string) string { return NodeSubtree(node) + "desired" }
+
+// StatusTopic carries agent -> server heartbeats with hardware figures (QoS 0).
+func StatusTopic(node string) string { return NodeSubtree(node) + "status" }
+
+// PodStatusTopic carries agent -> server pod status (QoS 1).
+func PodStatusTopic(node string) string { return NodeSubtree(node) + "pods/status" }
+
+// PresenceTopic holds the retained "online"; the Last Will sets "offline".
+func PresenceTopic(node string) string { return NodeSubtree(node) + "presence" }
+
+// AckTopic carries agent -> server the last revision applied.
+func AckTopic(node string) string { return NodeSubtree(node) + "ack" }
+
+// RPCRequestTopic carries server -> agent requests (logs, later exec).
+func RPCRequestTopic(node string) string { return NodeSubtree(node) + "rpc/req" }
+
+// RPCResponseTopic carries agent -> server the answer to request id.
+func RPCResponseTopic(node, id string) string { return NodeSubtree(node) + "rpc/resp/" + id }
+
+// WatchPrefix starts the topics anything authorized may watch; Secrets are
+// never published under it.
+const WatchPrefix = Prefix + "/watch/"
+
+// WatchTopic is where every API change of one object is published:
+// bramble/v1/watch/{resource}/{namespace}/{name}; cluster-scoped objects use
+// "_cluster" as namespace.
+func WatchTopic(resource, namespace, name string) string {
+	if namespace == "" {
+		namespace = ClusterScope
+	}
+	return WatchPrefix + resource + "/" + namespace + "/" + name
+}
+
+// ClusterScope stands for the namespace of cluster-scoped objects in topics.
+const ClusterScope = "_cluster"
+
+// NodeOfTopic returns the node a topic under bramble/v1/nodes/ belongs to.
+func NodeOfTopic(topic string) (string, bool) {
+	rest, ok := strings.CutPrefix(topic, Prefix+"/nodes/")
+	if !ok {
+		return "", false
+	}
+	node, _, ok := strings.Cut(rest, "/")
+	return node, ok && node != ""
+}

@@ -1,0 +1,197 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/server/auth"
+)
+
+// DefaultMaxBodyBytes caps request bodies when APIConfig.MaxBodyBytes is 0.
+const DefaultMaxBodyBytes = 3 << 20
+
+// APIConfig holds what the REST handler needs. Store, Authn and Authz are
+// required; zero values of the rest get defaults.
+type APIConfig struct {
+	Store datastore.Store
+	Authn auth.Authenticator
+	Authz auth.Authorizer
+	// Logs streams container logs from agents; nil answers pods/log with 503.
+	Logs LogStreamer
+	Log  *slog.Logger
+	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
+	MaxBodyBytes int64
+	Now          func() time.Time
+}
+
+// LogStreamer copies a container's log from the agent running pod on node
+// to w until the log ends (or, with opts.Follow, until ctx ends).
+type LogStreamer interface {
+	StreamLogs(ctx context.Context, node string, pod *corev1.Pod, opts *corev1.PodLogOptions, w io.Writer) error
+}
+
+// API serves bramble's Kubernetes-style REST API: discovery, OpenAPI,
+// health, and get/list/watch/create/update/patch/delete on the resources in
+// api.All(), each request authenticated, authorized and admitted.
+type API struct {
+	store   datastore.Store
+	authn   auth.Authenticator
+	authz   auth.Authorizer
+	logs    LogStreamer
+	log     *slog.Logger
+	maxBody int64
+	now     func() time.Time
+
+	discovery *discoveryDocs
+	openapi   *openAPIDocs
+
+	fieldManagersMu sync.Mutex
+	fieldManagers   map[string]fieldManager
+}
+
+// NewAPI checks cfg, builds the discovery and OpenAPI documents and creates
+// the namespaces every cluster has (default, kube-system, kube-public,
+// kube-node-lease) when they are missing.
+func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
+	if cfg.Store == nil || cfg.Authn == nil || cfg.Authz == nil {
+		return nil, errors.New("new API: Store, Authn and Authz are required")
+	}
+	a := &API{
+		store: cfg.Store, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
+		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now,
+		fieldManagers: map[string]fieldManager{},
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if a.maxBody <= 0 {
+		a.maxBody = DefaultMaxBodyBytes
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	var err error
+	if a.discovery, err = buildDiscovery(); err != nil {
+		return nil, fmt.Errorf("new API: %w", err)
+	}
+	if a.openapi, err = buildOpenAPI(); err != nil {
+		return nil, fmt.Errorf("new API: %w", err)
+	}
+	if err := a.ensureNamespaces(ctx, systemNamespaces); err != nil {
+		return nil, fmt.Errorf("new API: %w", err)
+	}
+	return a, nil
+}
+
+// ServeHTTP answers one request. A panic in a handler becomes a 500 Status
+// (when nothing was written yet) and an error log line; the server goes on.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &responseRecorder{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			a.recovered(rec, r, p)
+		}
+		a.log.Debug("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery,
+			"code", rec.statusCode(), "bytes", rec.written, "took", time.Since(start))
+	}()
+	a.serve(rec, r)
+}
+
+// serve routes public endpoints first, then authenticates, parses the path,
+// authorizes and dispatches.
+func (a *API) serve(w http.ResponseWriter, r *http.Request) {
+	if h := a.publicHandler(r.URL.Path); h != nil {
+		h(w, r)
+		return
+	}
+	user, err := a.authn.Authenticate(r)
+	if err != nil {
+		a.writeError(w, r, authError(err, auth.ErrUnauthenticated, unauthorized))
+		return
+	}
+	ri, err := parseRequest(r)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	if err := a.authz.Authorize(r.Context(), user, ri.attributes()); err != nil {
+		a.writeError(w, r, authError(err, auth.ErrForbidden, func(err error) error { return forbidden(ri, user, err) }))
+		return
+	}
+	if ri.res == nil {
+		a.serveNonResource(w, r, ri)
+		return
+	}
+	a.dispatch(w, r, ri)
+}
+
+// responseRecorder remembers the status code and byte count of a response
+// for the request log and panic recovery. Unwrap lets http.ResponseController
+// reach the connection (flushes, write deadlines for watches).
+type responseRecorder struct {
+	http.ResponseWriter
+	code    int
+	written int64
+}
+
+func (w *responseRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *responseRecorder) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.written += int64(n)
+	return n, err
+}
+
+// Flush sends buffered data to the client (watch events, followed logs).
+func (w *responseRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		if w.code == 0 {
+			w.code = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+func (w *responseRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *responseRecorder) statusCode() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// recovered handles a handler panic: net/http's abort sentinel is passed
+// on; anything else is logged with its stack and answered with a 500 Status
+// when the response has not started.
+func (a *API) recovered(w *responseRecorder, r *http.Request, p any) {
+	if p == http.ErrAbortHandler {
+		panic(p)
+	}
+	a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path,
+		"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	if w.code != 0 {
+		return
+	}
+	a.writeError(w, r, apierrors.NewInternalError(fmt.Errorf("the server hit a bug serving this request: %v", p)))
+}

@@ -1,0 +1,197 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Where and how user tokens are stored: one Secret per user in
+// UserNamespace, named UserSecretPrefix+<user name>, of type UserSecretType,
+// labelled UserLabel=<user name>. Its data holds the token id, the user
+// name, the role and the sha256 (hex) of the token's secret part; the secret
+// itself is never stored. Naming the Secret after the user makes names unique
+// (a second create answers 409) and lets `bramble user delete NAME` delete by
+// name; the authenticator finds a token by id through an id index built from
+// the listed Secrets (see SecretTokenLookup).
+const (
+	UserNamespace    = "kube-system"
+	UserSecretPrefix = "bramble-user-"
+	UserSecretType   = corev1.SecretType("bramble.io/user-token")
+	UserLabel        = "bramble.io/user"
+)
+
+// Keys of a user Secret's data.
+const (
+	userKeyID   = "id"
+	userKeyName = "name"
+	userKeyRole = "role"
+	userKeyHash = "secret-hash"
+)
+
+// Token shape: <id>.<secret>, both lowercase letters and digits.
+const (
+	tokenIDLen     = 6
+	tokenSecretLen = 32
+	tokenAlphabet  = "abcdefghijklmnopqrstuvwxyz0123456789"
+)
+
+// StoredToken is what the server keeps of a user token.
+type StoredToken struct {
+	ID         string
+	Name       string // user name
+	Role       string // RoleAdmin or RoleViewer
+	SecretHash string // sha256 of the secret part, lowercase hex
+}
+
+// ErrTokenNotFound: no user token has the id asked for.
+var ErrTokenNotFound = errors.New("user token not found")
+
+// TokenLookup finds a stored user token by id. It returns an error wrapping
+// ErrTokenNotFound when there is none; any other error is a failure to look.
+type TokenLookup interface {
+	LookupUserToken(ctx context.Context, id string) (*StoredToken, error)
+}
+
+// ValidateUserName checks that name can name a user: a DNS-1123 label
+// (lowercase letters, digits and '-', at most 63 characters).
+func ValidateUserName(name string) error {
+	if name == "" {
+		return errors.New("user name: must not be empty")
+	}
+	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		return fmt.Errorf("user name %q: %s", name, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// ValidateUserRole checks that role is one a user may hold.
+func ValidateUserRole(role string) error {
+	if role != RoleAdmin && role != RoleViewer {
+		return fmt.Errorf("role %q: must be %q or %q", role, RoleAdmin, RoleViewer)
+	}
+	return nil
+}
+
+// HashTokenSecret returns the sha256 of a token's secret part in lowercase hex.
+func HashTokenSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewUserToken makes a fresh token for user name with role and the Secret
+// that stores it. The token (<id>.<secret>) is shown to the person once; the
+// Secret holds only its hash.
+func NewUserToken(name, role string) (*corev1.Secret, string, error) {
+	if err := ValidateUserName(name); err != nil {
+		return nil, "", err
+	}
+	if err := ValidateUserRole(role); err != nil {
+		return nil, "", err
+	}
+	id, err := randomToken(tokenIDLen)
+	if err != nil {
+		return nil, "", err
+	}
+	secret, err := randomToken(tokenSecretLen)
+	if err != nil {
+		return nil, "", err
+	}
+	s := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      UserSecretPrefix + name,
+			Namespace: UserNamespace,
+			Labels:    map[string]string{UserLabel: name},
+		},
+		Type: UserSecretType,
+		Data: map[string][]byte{
+			userKeyID:   []byte(id),
+			userKeyName: []byte(name),
+			userKeyRole: []byte(role),
+			userKeyHash: []byte(HashTokenSecret(secret)),
+		},
+	}
+	return s, id + "." + secret, nil
+}
+
+// ParseUserToken splits a user token into its id and secret, checking the
+// shape: 6 then 32 lowercase letters or digits, joined by a dot.
+func ParseUserToken(s string) (id, secret string, err error) {
+	id, secret, ok := strings.Cut(s, ".")
+	if !ok {
+		return "", "", errors.New("user token: want <id>.<secret>, found no '.'")
+	}
+	if err := checkTokenPart("id", id, tokenIDLen); err != nil {
+		return "", "", err
+	}
+	if err := checkTokenPart("secret", secret, tokenSecretLen); err != nil {
+		return "", "", err
+	}
+	return id, secret, nil
+}
+
+func checkTokenPart(part, s string, want int) error {
+	if len(s) != want {
+		return fmt.Errorf("user token %s: got %d characters, want %d", part, len(s), want)
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(tokenAlphabet, s[i]) < 0 {
+			return fmt.Errorf("user token %s: character %d is not a lowercase letter or digit", part, i+1)
+		}
+	}
+	return nil
+}
+
+// randomToken draws n characters of tokenAlphabet uniformly from crypto/rand
+// (bytes >= 252 are rejected so every character is equally likely).
+func randomToken(n int) (string, error) {
+	const limit = 256 - 256%len(tokenAlphabet)
+	out := make([]byte, 0, n)
+	buf := make([]byte, n+8)
+	for len(out) < n {
+		if _, err := rand.Read(buf); err != nil {
+			return "", fmt.Errorf("read random bytes: %w", err)
+		}
+		for _, b := range buf {
+			if int(b) < limit && len(out) < n {
+				out = append(out, tokenAlphabet[int(b)%len(tokenAlphabet)])
+			}
+		}
+	}
+	return string(out), nil
+}
+
+// StoredTokenFromSecret reads a user Secret back, checking every field.
+func StoredTokenFromSecret(s *corev1.Secret) (*StoredToken, error) {
+	if s.Type != UserSecretType {
+		return nil, fmt.Errorf("secret %s/%s: type %q, want %q", s.Namespace, s.Name, s.Type, UserSecretType)
+	}
+	t := &StoredToken{
+		ID:         string(s.Data[userKeyID]),
+		Name:       string(s.Data[userKeyName]),
+		Role:       string(s.Data[userKeyRole]),
+		SecretHash: string(s.Data[userKeyHash]),
+	}
+	if err := checkTokenPart("id", t.ID, tokenIDLen); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	if err := ValidateUserName(t.Name); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	if err := ValidateUserRole(t.Role); err != nil {
+		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	if b, err := hex.DecodeString(t.SecretHash); err != nil || len(b) != sha256.Size {
+		return nil, fmt.Errorf("secret %s/%s: %s is not a sha256 in hex", s.Namespace, s.Name, userKeyHash)
+	}
+	return t, nil
+}

@@ -1,0 +1,122 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is what `bramble server` is told by its flags. Zero values get the
+// defaults k3s users expect.
+type Config struct {
+	DataDir             string        // --data-dir, default /var/lib/bramble
+	BindAddress         string        // --bind-address, default 0.0.0.0
+	HTTPSPort           int           // --https-listen-port, default 6443
+	TLSSANs             []string      // --tls-san, extra names and addresses for the serving certificate
+	WriteKubeconfig     string        // --write-kubeconfig, default /etc/bramble/bramble.yaml
+	WriteKubeconfigMode string        // --write-kubeconfig-mode, octal, default 0600
+	DatastoreEndpoint   string        // --datastore-endpoint, default SQLite in the data dir
+	CompactInterval     time.Duration // --datastore-compact-interval, default 5m
+	CompactRetain       int64         // --datastore-compact-retain, revisions kept, default 1000
+	DisableAgent        bool          // --disable-agent
+	LogLevel            string        // --log-level: debug, info, warn, error
+}
+
+// Defaults applied to zero fields.
+const (
+	DefaultDataDir        = "/var/lib/bramble"
+	DefaultHTTPSPort      = 6443
+	DefaultKubeconfigPath = "/etc/bramble/bramble.yaml"
+)
+
+func (c *Config) setDefaults() {
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir
+	}
+	if c.BindAddress == "" {
+		c.BindAddress = "0.0.0.0"
+	}
+	if c.HTTPSPort == 0 {
+		c.HTTPSPort = DefaultHTTPSPort
+	}
+	if c.WriteKubeconfig == "" {
+		c.WriteKubeconfig = DefaultKubeconfigPath
+	}
+	if c.WriteKubeconfigMode == "" {
+		c.WriteKubeconfigMode = "0600"
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+}
+
+// validate names the flag that is wrong and why.
+func (c *Config) validate() error {
+	if c.HTTPSPort < 1 || c.HTTPSPort > 65535 {
+		return fmt.Errorf("--https-listen-port %d: must be between 1 and 65535", c.HTTPSPort)
+	}
+	if net.ParseIP(c.BindAddress) == nil {
+		return fmt.Errorf("--bind-address %q: not an IP address", c.BindAddress)
+	}
+	if _, err := c.kubeconfigMode(); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(c.DataDir) {
+		return fmt.Errorf("--data-dir %q: must be an absolute path", c.DataDir)
+	}
+	for _, san := range c.TLSSANs {
+		if strings.TrimSpace(san) == "" || strings.ContainsAny(san, " /") {
+			return fmt.Errorf("--tls-san %q: must be a DNS name or an IP address", san)
+		}
+	}
+	if _, err := c.sqlitePath(); err != nil {
+		return err
+	}
+	if c.CompactInterval < 0 {
+		return fmt.Errorf("--datastore-compact-interval %s: must not be negative", c.CompactInterval)
+	}
+	if c.CompactRetain < 0 {
+		return fmt.Errorf("--datastore-compact-retain %d: must not be negative", c.CompactRetain)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: must be debug, info, warn or error", c.LogLevel)
+	}
+	return nil
+}
+
+func (c *Config) kubeconfigMode() (os.FileMode, error) {
+	m, err := strconv.ParseUint(c.WriteKubeconfigMode, 8, 32)
+	if err != nil || m > 0o777 {
+		return 0, fmt.Errorf("--write-kubeconfig-mode %q: must be an octal file mode such as 0600 or 0644", c.WriteKubeconfigMode)
+	}
+	return os.FileMode(m), nil
+}
+
+// sqlitePath resolves --datastore-endpoint to a SQLite file. Empty means
+// <data-dir>/server/db/state.db; "sqlite:///path" or a plain path name one.
+func (c *Config) sqlitePath() (string, error) {
+	ep := c.DatastoreEndpoint
+	switch {
+	case ep == "":
+		return filepath.Join(c.DataDir, "server", "db", "state.db"), nil
+	case strings.HasPrefix(ep, "sqlite://"):
+		p := strings.TrimPrefix(ep, "sqlite://")
+		if !filepath.IsAbs(p) {
+			return "", fmt.Errorf("--datastore-endpoint %q: sqlite path must be absolute (sqlite:///var/lib/x.db)", ep)
+		}
+		return p, nil
+	case strings.HasPrefix(ep, "postgres://"), strings.HasPrefix(ep, "postgresql://"):
+		return "", fmt.Errorf("--datastore-endpoint %q: PostgreSQL is not supported by this build yet; use SQLite (leave the flag empty)", ep)
+	case filepath.IsAbs(ep):
+		return ep, nil
+	}
+	return "", fmt.Errorf("--datastore-endpoint %q: expected sqlite:///path/to/file.db or an absolute path", ep)
+}
+
+func (c *Config) serverDir() string { return filepath.Join(c.DataDir, "server") }

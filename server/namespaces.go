@@ -1,0 +1,135 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// systemNamespaces exist in every cluster; NewAPI creates them.
+var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
+// undeletableNamespaces refuse deletion, as in Kubernetes.
+var undeletableNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+
+func (a *API) ensureNamespaces(ctx context.Context, names []string) error {
+	for _, name := range names {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		_, err := a.createObject(ctx, namespacesResource, "", ns, false)
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// deleteNamespace marks the namespace Terminating, deletes everything in
+// it, then the namespace itself. Objects held by finalizers keep it
+// Terminating; the namespace goes when the last of them does.
+func (a *API) deleteNamespace(ctx context.Context, name string, opts *deleteOpts) (api.Object, error) {
+	if undeletableNamespaces[name] {
+		return nil, apierrors.NewForbidden(namespacesResource.GroupResource(), name, errors.New("this namespace may not be deleted"))
+	}
+	marked, err := a.updateObject(ctx, writeReq{
+		res: namespacesResource, name: name, dryRun: opts.dryRun,
+		mutate: func(cur api.Object) (api.Object, error) {
+			if err := checkDeletePreconditions(namespacesResource, cur, opts.Preconditions); err != nil {
+				return nil, err
+			}
+			a.markTerminating(cur.(*corev1.Namespace))
+			return cur, nil
+		},
+	})
+	if err != nil || opts.dryRun {
+		return marked, err
+	}
+	return marked, a.finishNamespace(ctx, name)
+}
+
+func (a *API) markTerminating(ns *corev1.Namespace) {
+	if ns.DeletionTimestamp == nil {
+		now := metav1.NewTime(a.now().UTC())
+		grace := int64(0)
+		ns.DeletionTimestamp, ns.DeletionGracePeriodSeconds = &now, &grace
+	}
+	ns.Status.Phase = corev1.NamespaceTerminating
+}
+
+// finishNamespace deletes what is left in a terminating namespace and, once
+// it is empty and has no finalizers of its own, the namespace.
+func (a *API) finishNamespace(ctx context.Context, name string) error {
+	left, err := a.purgeNamespace(ctx, name)
+	if err != nil || left > 0 {
+		return err
+	}
+	cur, kv, err := a.load(ctx, namespacesResource, "", name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cur.GetDeletionTimestamp() == nil || len(cur.GetFinalizers()) > 0 {
+		return nil
+	}
+	_, _, err = a.store.Delete(ctx, kv.Key, kv.ModRevision)
+	if err != nil && !errors.Is(err, datastore.ErrConflict) && !errors.Is(err, datastore.ErrNotFound) {
+		return storeError(err, namespacesResource, name)
+	}
+	return nil
+}
+
+// purgeNamespace deletes every object in the namespace and counts those
+// that finalizers keep.
+func (a *API) purgeNamespace(ctx context.Context, name string) (int, error) {
+	left := 0
+	opts := &deleteOpts{DeleteOptions: &metav1.DeleteOptions{}}
+	for _, res := range api.All() {
+		if !res.Namespaced {
+			continue
+		}
+		page, err := a.store.List(ctx, res.Prefix(name), datastore.ListOptions{})
+		if err != nil {
+			return 0, storeError(err, res, "")
+		}
+		for _, kv := range page.Items {
+			obj, err := decodeStored(res, kv)
+			if err != nil {
+				return 0, err
+			}
+			out, err := a.removeObject(ctx, res, name, obj.GetName(), opts)
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("delete %s %s/%s: %w", res.Name, name, obj.GetName(), err)
+			}
+			if len(out.GetFinalizers()) > 0 {
+				left++
+			}
+		}
+	}
+	return left, nil
+}
+
+// afterRemoval finishes the object's namespace when it is terminating and
+// this object was among the last things in it.
+func (a *API) afterRemoval(ctx context.Context, res *api.Resource, obj api.Object) {
+	if !res.Namespaced {
+		return
+	}
+	ns, _, err := a.load(ctx, namespacesResource, "", obj.GetNamespace())
+	if err != nil || ns.GetDeletionTimestamp() == nil {
+		return
+	}
+	if err := a.finishNamespace(ctx, obj.GetNamespace()); err != nil {
+		a.log.Warn("finish terminating namespace", "namespace", obj.GetNamespace(), "err", err)
+	}
+}

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// load reads one object. A missing object is a 404 Status error.
+func (a *API) load(ctx context.Context, res *api.Resource, ns, name string) (api.Object, *datastore.KeyValue, error) {
+	kv, err := a.store.Get(ctx, res.Key(ns, name))
+	if err != nil {
+		return nil, nil, storeError(err, res, name)
+	}
+	obj, err := decodeStored(res, kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, kv, nil
+}
+
+// decodeStored turns a stored value into a typed object whose
+// resourceVersion is the value's revision.
+func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
+	obj, _, err := api.DecodeJSON(res, kv.Value, false)
+	if err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", kv.Key, err)
+	}
+	obj.SetResourceVersion(formatRV(kv.ModRevision))
+	return obj, nil
+}
+
+// encodeStored encodes obj for the datastore, without its resourceVersion:
+// the datastore revision is the resourceVersion.
+func encodeStored(obj api.Object) ([]byte, error) {
+	rv := obj.GetResourceVersion()
+	obj.SetResourceVersion("")
+	data, err := api.Encode(obj)
+	obj.SetResourceVersion(rv)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+	}
+	return data, nil
+}
+
+func formatRV(rev int64) string { return strconv.FormatInt(rev, 10) }
+
+// setCreateFields fills the metadata only the server sets on create.
+func (a *API) setCreateFields(obj api.Object) {
+	obj.SetUID(newUID())
+	obj.SetCreationTimestamp(metav1.NewTime(a.now().UTC()))
+	obj.SetResourceVersion("")
+	obj.SetDeletionTimestamp(nil)
+	obj.SetDeletionGracePeriodSeconds(nil)
+	if managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+		obj.SetManagedFields(nil)
+	}
+}
+
+// keepUpdateFields carries over what an update may not change or may leave
+// out: identity, timestamps, managedFields when the client sent none.
+func keepUpdateFields(obj, old api.Object) {
+	if obj.GetUID() == "" {
+		obj.SetUID(old.GetUID())
+	}
+	obj.SetCreationTimestamp(old.GetCreationTimestamp())
+	obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
+	obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+	obj.SetGeneration(old.GetGeneration())
+	if obj.GetManagedFields() == nil || managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+		obj.SetManagedFields(old.GetManagedFields())
+	}
+}
+
+// newUID returns a random (version 4) UUID.
+func newUID() types.UID {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
+
+// generatedNameChars are the characters the apiserver uses for generateName
+// suffixes (no vowels, no look-alikes).
+const generatedNameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+// generateName appends five random characters to base, trimmed so the
+// result fits in 63 characters.
+func generateName(base string) string {
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = generatedNameChars[int(b[i])%len(generatedNameChars)]
+	}
+	return base + string(b[:])
+}
+
+// sameNamespace checks a body's namespace against the URL's and fills it in
+// when empty; cluster-scoped objects never carry one.
+func sameNamespace(res *api.Resource, urlNS string, obj api.Object) error {
+	if !res.Namespaced {
+		obj.SetNamespace("")
+		return nil
+	}
+	switch obj.GetNamespace() {
+	case "":
+		obj.SetNamespace(urlNS)
+	case urlNS:
+	default:
+		return badRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)",
+			obj.GetNamespace(), urlNS)
+	}
+	return nil
+}
