@@ -95,7 +95,12 @@ func TestFailedStatementFailsTheBatch(t *testing.T) {
 		}
 	}})
 	ctx := context.Background()
-	if _, err := st.wdb.Exec(`CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.key = '/boom'
+	db, err := openDB(st.path, nil) // the writer holds wdb's only connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.key = '/boom'
 		BEGIN SELECT RAISE(ABORT, 'injected failure'); END`); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if err := cluster.Build(dir); err != nil {
+	if err := cluster.Build(dir, true); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

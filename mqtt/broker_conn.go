@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -29,6 +30,7 @@ type brokerConn struct {
 	limit        int               // most bytes queued
 	writeTimeout time.Duration
 	onClose      func()
+	log          *slog.Logger
 	entered      func() // called once, at the first read
 	enterOnce    sync.Once
 
@@ -40,9 +42,9 @@ type brokerConn struct {
 	done    chan struct{}
 }
 
-func newBrokerConn(c *tls.Conn, peer *x509.Certificate, limit int, writeTimeout time.Duration, onClose func()) *brokerConn {
-	bc := &brokerConn{Conn: c, peer: peer, limit: limit, writeTimeout: writeTimeout,
-		onClose: onClose, done: make(chan struct{})}
+func newBrokerConn(c *tls.Conn, peer *x509.Certificate, limits connLimits, log *slog.Logger, onClose func()) *brokerConn {
+	bc := &brokerConn{Conn: c, peer: peer, limit: limits.queueBytes, writeTimeout: limits.writeTimeout,
+		log: log, onClose: onClose, done: make(chan struct{})}
 	bc.wake = sync.NewCond(&bc.mu)
 	go bc.sendLoop()
 	return bc
@@ -126,7 +128,15 @@ func (c *brokerConn) fail(err error) {
 	c.wake.Signal()
 	c.mu.Unlock()
 	_ = c.Conn.Close()
-	if first && c.onClose != nil {
+	if !first {
+		return
+	}
+	var ne net.Error
+	if errors.Is(err, errSlowConsumer) || (errors.As(err, &ne) && ne.Timeout()) {
+		c.log.Warn("mqtt client cut off: not reading fast enough", "client", c.peer.Subject.CommonName,
+			"remote", c.RemoteAddr().String(), "err", err)
+	}
+	if c.onClose != nil {
 		c.onClose()
 	}
 }

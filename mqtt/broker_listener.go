@@ -102,7 +102,7 @@ func (l *tlsListener) track(tc *tls.Conn, peer *x509.Certificate) *brokerConn {
 		return nil
 	}
 	var c *brokerConn
-	c = newBrokerConn(tc, peer, l.limits.queueBytes, l.limits.writeTimeout, func() { l.untrack(c) })
+	c = newBrokerConn(tc, peer, l.limits, l.log, func() { l.untrack(c) })
 	l.entered.Add(1)
 	c.entered = l.entered.Done
 	l.conns[c] = struct{}{}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bramble-edge/bramble/datastore"
 )
 
 // Config is what `bramble server` is told by its flags. Zero values get the
@@ -104,7 +106,7 @@ func (c *Config) sqlitePath() (string, error) {
 	ep := c.DatastoreEndpoint
 	switch {
 	case ep == "":
-		return filepath.Join(c.DataDir, "server", "db", "state.db"), nil
+		return datastore.DefaultSQLitePath(c.DataDir), nil
 	case strings.HasPrefix(ep, "sqlite://"):
 		p := strings.TrimPrefix(ep, "sqlite://")
 		if !filepath.IsAbs(p) {

@@ -125,6 +125,8 @@ func storeError(err error, res *api.Resource, name string) error {
 		return apierrors.NewResourceExpired(fmt.Sprintf("the resourceVersion asked for is too old and has been compacted: %v", err))
 	case errors.Is(err, datastore.ErrClosed):
 		return apierrors.NewServiceUnavailable("the datastore is shutting down")
+	case errors.Is(err, datastore.ErrInvalid):
+		return badRequest("%v", err)
 	}
 	return fmt.Errorf("datastore: %w", err)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +14,7 @@ func newDatastoreCommand() *cobra.Command {
 	snap := &cobra.Command{Use: "snapshot", Short: "Save or restore a snapshot of the datastore"}
 	var dataDir string
 	snap.PersistentFlags().StringVar(&dataDir, "data-dir", server.DefaultDataDir, "the server's data dir")
-	dbPath := func() string { return filepath.Join(dataDir, "server", "db", "state.db") }
+	dbPath := func() string { return datastore.DefaultSQLitePath(dataDir) }
 
 	snap.AddCommand(&cobra.Command{
 		Use:   "save FILE",

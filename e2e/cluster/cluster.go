@@ -26,13 +26,19 @@ var Bin string
 
 // Build compiles ./cmd/bramble (found from the module root) into dir, checks
 // that the real kubectl is present, and sets Bin. Call it from TestMain.
-func Build(dir string) error {
+// With race set the binary has the race detector, and a server that reports
+// a data race fails the test that ran it.
+func Build(dir string, race bool) error {
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return fmt.Errorf("find module root: %w", err)
 	}
 	Bin = filepath.Join(dir, "bramble")
-	build := exec.Command("go", "build", "-o", Bin, "./cmd/bramble")
+	args := []string{"build", "-o", Bin}
+	if race {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "./cmd/bramble")...)
 	build.Dir = strings.TrimSpace(string(root))
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -83,7 +89,12 @@ func StartServer(t testing.TB, extraArgs ...string) *Server {
 		t.Fatal(err)
 	}
 	s.Start(extraArgs...)
-	t.Cleanup(s.Kill)
+	t.Cleanup(func() {
+		s.Kill()
+		if strings.Contains(s.Logs(), "WARNING: DATA RACE") {
+			t.Errorf("the server reported a data race:\n%s", s.Logs())
+		}
+	})
 	return s
 }
 

@@ -1,0 +1,123 @@
+package mqtt_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// brokerEnv is a broker under test, embedded or external, with what the
+// shared delivery and isolation tests need.
+type brokerEnv struct {
+	addr string
+	ca   *testCA
+	bus  mqtt.Bus // the server's Bus
+	// addNode issues a certificate for node and makes the broker take it.
+	addNode func(t testing.TB, node string) tls.Certificate
+	// addViewer writes viewer credentials for name; it returns the directory.
+	addViewer func(t testing.TB, name string) string
+	// revoke makes the broker refuse node, its live sessions included.
+	revoke func(t testing.TB, node string)
+	// settle returns once the broker processed all that clientID sent
+	// before it disconnected.
+	settle func(t testing.TB, clientID string)
+	// wrongIDAdmitted: the broker lets a node in under another client ID
+	// (mosquitto replaces the ID with the certificate's CN).
+	wrongIDAdmitted bool
+}
+
+// certRegistry stands in for the server's NodeCertRegistry: one valid
+// certificate serial per node.
+type certRegistry struct {
+	mu      sync.Mutex
+	serials map[string]string
+}
+
+func (r *certRegistry) record(node string, cert tls.Certificate) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.serials[node] = cert.Leaf.SerialNumber.String()
+}
+
+func (r *certRegistry) revoke(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.serials, node)
+}
+
+func (r *certRegistry) check(node string, cert *x509.Certificate) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	serial, ok := r.serials[node]
+	switch {
+	case !ok:
+		return fmt.Errorf("node %s was deleted; join again", node)
+	case serial != cert.SerialNumber.String():
+		return fmt.Errorf("certificate of node %s was replaced by a newer join", node)
+	}
+	return nil
+}
+
+// embedded is an embedded broker on a loopback port with a real CA.
+type embedded struct {
+	*brokerEnv
+	broker *mqtt.Broker
+	reg    *certRegistry
+}
+
+func newEmbedded(t testing.TB, tune func(*mqtt.BrokerConfig)) *embedded {
+	t.Helper()
+	ca := newTestCA(t)
+	reg := &certRegistry{serials: map[string]string{}}
+	cfg := mqtt.BrokerConfig{Addr: "127.0.0.1:0", TLS: ca.servingTLS(), CertCheck: reg.check, Logger: testLogger(t)}
+	if tune != nil {
+		tune(&cfg)
+	}
+	b, err := mqtt.NewBroker(cfg)
+	if err != nil {
+		t.Fatalf("NewBroker: %v", err)
+	}
+	if err := b.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Stop() })
+	bus := b.Bus()
+	t.Cleanup(func() { _ = bus.Close() })
+	e := &embedded{broker: b, reg: reg}
+	e.brokerEnv = &brokerEnv{addr: b.Addr().String(), ca: ca, bus: bus,
+		addNode: func(t testing.TB, node string) tls.Certificate {
+			cert := ca.nodeCert(t, node)
+			reg.record(node, cert)
+			return cert
+		},
+		addViewer: func(t testing.TB, name string) string {
+			dir := filepath.Join(t.TempDir(), name)
+			if err := mqtt.CreateViewerCredentials(ca, name, dir, time.Hour); err != nil {
+				t.Fatalf("CreateViewerCredentials: %v", err)
+			}
+			return dir
+		},
+		revoke: func(_ testing.TB, node string) {
+			reg.revoke(node)
+			b.Revoke(node)
+		},
+		settle: func(t testing.TB, id string) {
+			t.Helper()
+			deadline := time.Now().Add(waitLong)
+			for b.SessionOpen(id) {
+				if time.Now().After(deadline) {
+					t.Fatalf("session %q still open after %s", id, waitLong)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		},
+	}
+	return e
+}

@@ -1,0 +1,184 @@
+package client
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// stream applies the node's desired Events in order on one goroutine. It
+// holds the revision the Applier is at (last) and follows the chain:
+// an Event with Rev <= last is a duplicate and skipped; one with
+// Prev <= last < Rev is the next and applied; one with Prev > last means
+// something was missed: the stream says hello (asking the server for a
+// catch-up) and, if none comes within GapWait, resyncs by REST.
+type stream struct {
+	c    *Client
+	last int64
+	pub  atomic.Int64 // last, for Rev()
+
+	// floor: objects a resync read newer than its Rev; changes to them at
+	// or below that revision are stale and left out.
+	floor    map[mqtt.ObjectRef]int64
+	floorMax int64
+
+	gapSince time.Time // waiting for a catch-up since then (zero: not waiting)
+}
+
+func newStream(c *Client) *stream { return &stream{c: c} }
+
+func (s *stream) rev() int64 { return s.pub.Load() }
+
+func (s *stream) setLast(rev int64) {
+	s.last = rev
+	s.pub.Store(rev)
+}
+
+func (s *stream) run(ctx context.Context) {
+	defer close(s.c.done)
+	idle := time.NewTimer(s.c.cfg.HelloInterval)
+	defer idle.Stop()
+	for {
+		if it, ok := s.c.q.pop(); ok {
+			s.handle(ctx, it)
+			idle.Reset(s.c.cfg.HelloInterval)
+			continue
+		}
+		var gapTimer <-chan time.Time
+		if !s.gapSince.IsZero() {
+			gapTimer = time.After(time.Until(s.gapSince.Add(s.c.cfg.GapWait)))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.c.q.ready:
+		case <-gapTimer:
+			s.c.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
+			s.resync(ctx)
+		case <-idle.C:
+			s.idleHello()
+			idle.Reset(s.c.cfg.HelloInterval)
+		}
+	}
+}
+
+// idleHello repeats the hello when nothing arrived for a while: a hello,
+// or Events, lost while the broker restarted would otherwise go unnoticed
+// until the node's next change.
+func (s *stream) idleHello() {
+	if s.last > 0 && s.c.mqtt.IsConnectionOpen() {
+		s.c.sendAck(mqtt.AckHello, s.last)
+	}
+}
+
+func (s *stream) handle(ctx context.Context, it item) {
+	if it.connected {
+		if s.last == 0 {
+			s.resync(ctx) // nothing held yet: start from a full list
+		}
+		s.c.sendAck(mqtt.AckHello, s.last)
+		return
+	}
+	ev := it.ev
+	if s.last == 0 {
+		s.resync(ctx) // nothing held yet: start from a full list
+	}
+	switch {
+	case ev.Type == mqtt.EventRelist:
+		if ev.Rev > s.last {
+			s.c.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last)
+			s.resync(ctx)
+		}
+	case ev.Rev <= s.last:
+		s.c.sendAck(mqtt.AckApplied, s.last) // a duplicate; repeat the ack in case it was lost
+	case ev.Prev > s.last:
+		s.gap(ctx, ev)
+	default:
+		s.apply(ctx, ev)
+	}
+}
+
+// gap handles an Event that shows a missed one: ask for a catch-up once,
+// resync when it does not come in time.
+func (s *stream) gap(ctx context.Context, ev *mqtt.Event) {
+	if s.gapSince.IsZero() {
+		s.c.log.Info("gap in the desired stream; asking for a catch-up", "held", s.last, "prev", ev.Prev, "rev", ev.Rev)
+		s.gapSince = time.Now()
+		s.c.sendAck(mqtt.AckHello, s.last)
+		return
+	}
+	if time.Since(s.gapSince) >= s.c.cfg.GapWait {
+		s.c.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
+		s.resync(ctx)
+	}
+}
+
+func (s *stream) apply(ctx context.Context, ev *mqtt.Event) {
+	if err := s.c.cfg.Applier.Apply(ctx, s.withoutStale(ev)); err != nil {
+		s.c.log.Warn("apply failed; resyncing by REST", "rev", ev.Rev, "err", err)
+		s.resync(ctx)
+		return
+	}
+	s.setLast(ev.Rev)
+	s.gapSince = time.Time{}
+	if s.floor != nil && s.last >= s.floorMax {
+		s.floor = nil
+	}
+	s.c.sendAck(mqtt.AckApplied, ev.Rev)
+}
+
+// withoutStale leaves out changes older than what a resync already gave.
+func (s *stream) withoutStale(ev *mqtt.Event) mqtt.Event {
+	if s.floor == nil {
+		return *ev
+	}
+	out := *ev
+	out.Changes = nil
+	for _, c := range ev.Changes {
+		if f, ok := s.floor[c.ObjectRef]; !ok || ev.Rev > f {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	return out
+}
+
+// resync reads the view by REST and hands it to the Applier, retrying with
+// back-off until it succeeds or ctx ends.
+func (s *stream) resync(ctx context.Context) {
+	wait := 200 * time.Millisecond
+	for ctx.Err() == nil {
+		st, err := s.c.fetchState(ctx)
+		if err == nil {
+			err = s.c.cfg.Applier.Resync(ctx, st)
+		}
+		if err == nil {
+			s.resynced(st)
+			return
+		}
+		s.c.log.Warn("resync failed; retrying", "err", err, "in", wait)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+func (s *stream) resynced(st State) {
+	s.setLast(st.Rev)
+	s.gapSince = time.Time{}
+	s.floor, s.floorMax = nil, 0
+	for _, o := range st.Objects {
+		if rv := objectRV(o.Object); rv > st.Rev {
+			if s.floor == nil {
+				s.floor = map[mqtt.ObjectRef]int64{}
+			}
+			s.floor[o.ObjectRef] = rv
+			s.floorMax = max(s.floorMax, rv)
+		}
+	}
+	s.c.log.Info("resynced by REST", "rev", st.Rev, "objects", len(st.Objects))
+	s.c.sendAck(mqtt.AckApplied, st.Rev)
+}

@@ -1,0 +1,169 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// A catch-up brings a node from revision `from` to the dispatcher's
+// current revision in one Event (Prev = from). A goroutine reads the
+// history (from, upto] and notes which objects of the node's view were
+// touched; meanwhile the dispatcher records the node's live changes
+// instead of queueing them. When the walk is done, the dispatcher sends,
+// for every touched object, its current state from the index (MODIFIED)
+// or DELETED when it is no longer in the node's view. Objects not touched
+// since `from` are what the node already holds.
+type catchup struct {
+	gen    uint64
+	from   int64
+	upto   int64
+	cancel context.CancelFunc
+	live   map[mqtt.ObjectRef]*datastore.KeyValue // latest live change per object (nil: left)
+}
+
+func (c *catchup) record(changes []change) {
+	for _, ch := range changes {
+		if ch.typ == mqtt.Deleted {
+			c.live[ch.ref] = nil
+		} else {
+			c.live[ch.ref] = ch.kv
+		}
+	}
+}
+
+// startCatchup begins a catch-up of n from revision from, replacing one
+// that started later; a node too far behind (or holding nothing) relists.
+func (p *Publisher) startCatchup(n *nodeState, from int64) {
+	if n.catchup != nil {
+		if from >= n.catchup.from {
+			return
+		}
+		n.catchup.cancel()
+		n.catchup = nil
+	}
+	if from <= 0 || p.processed-from > p.cfg.MaxReplay {
+		p.relist(n)
+		return
+	}
+	n.out.drop()
+	if from >= p.processed {
+		return // it holds everything there is
+	}
+	p.gen++
+	ctx, cancel := context.WithCancel(p.ctx)
+	c := &catchup{gen: p.gen, from: from, upto: p.processed, cancel: cancel, live: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+	n.catchup = c
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		res := p.walk(ctx, n.name, c.from, c.upto)
+		res.node, res.gen = n.name, c.gen
+		select {
+		case p.walks <- res:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// finishCatchup turns a finished walk into the catch-up Event.
+func (p *Publisher) finishCatchup(res walkResult) {
+	n := p.nodes[res.node]
+	if n == nil || n.catchup == nil || n.catchup.gen != res.gen {
+		return // superseded
+	}
+	c := n.catchup
+	n.catchup = nil
+	c.cancel()
+	if res.err == nil && !res.relist {
+		ev, err := p.catchupEvent(n.name, res, c)
+		if err == nil {
+			p.queue(n, ev, p.cfg.MaxCatchupBytes)
+			return
+		}
+		res.err = err
+	}
+	if res.err != nil {
+		p.log.Warn("catch-up failed; the node will relist", "node", n.name, "from", c.from, "err", res.err)
+	}
+	p.relist(n)
+}
+
+// catchupEvent lists, for every object touched since c.from, its state in
+// the node's view now: referenced objects first, then pods, then what left.
+func (p *Publisher) catchupEvent(node string, res walkResult, c *catchup) (*mqtt.Event, error) {
+	ev := &mqtt.Event{Type: mqtt.EventChanges, Rev: p.processed, Prev: c.from}
+	touched := map[mqtt.ObjectRef]bool{}
+	for r := range res.refs {
+		touched[r] = true
+	}
+	for r := range res.touched {
+		if p.idx.users[r][node] > 0 {
+			touched[r] = true
+		}
+	}
+	for r := range res.pods {
+		touched[r] = true
+	}
+	for r := range c.live {
+		touched[r] = true
+	}
+	var ups, downs []change
+	for _, r := range sortedRefs(touched) {
+		in, kv := p.idx.inView(node, r)
+		switch {
+		case !in:
+			downs = append(downs, change{typ: mqtt.Deleted, ref: r})
+		case r.Resource != mqtt.ResourcePods:
+			ups = append(ups, change{typ: mqtt.Modified, ref: r, kv: kv})
+		default:
+			if kv = c.live[r]; kv == nil {
+				kv = res.pods[r]
+			}
+			if kv == nil {
+				return nil, fmt.Errorf("pod %s is on the node but its value was not seen since %d", r, c.from)
+			}
+			ups = append(ups, change{typ: mqtt.Modified, ref: r, kv: kv})
+		}
+	}
+	return ev, p.encodeChanges(ev, sortForNode(ups), sortForNode(downs))
+}
+
+func (p *Publisher) encodeChanges(ev *mqtt.Event, lists ...[]change) error {
+	enc := encoder{}
+	for _, list := range lists {
+		for _, c := range list {
+			mc, err := enc.change(c)
+			if err != nil {
+				return err
+			}
+			ev.Changes = append(ev.Changes, mc)
+		}
+	}
+	return nil
+}
+
+func sortedRefs(set map[mqtt.ObjectRef]bool) []mqtt.ObjectRef {
+	out := make([]mqtt.ObjectRef, 0, len(set))
+	for r := range set {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// sortForNode orders upserts so ConfigMaps and Secrets come before pods,
+// and deletions so pods go before what they referenced.
+func sortForNode(cs []change) []change {
+	isPod := func(c change) bool { return c.ref.Resource == mqtt.ResourcePods }
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].typ == mqtt.Deleted {
+			return isPod(cs[i]) && !isPod(cs[j])
+		}
+		return !isPod(cs[i]) && isPod(cs[j])
+	})
+	return cs
+}

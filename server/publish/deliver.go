@@ -1,0 +1,161 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// nodeState is the dispatcher's record of one node's desired stream.
+type nodeState struct {
+	name    string
+	head    int64 // Rev of the last Event queued: the Prev of the next
+	out     *outbox
+	catchup *catchup // non-nil while a catch-up is being built
+	stall   stallWatch
+}
+
+// node returns the state of name, creating it: a new chain starts at the
+// revision the index was loaded at (nothing for the node has been sent by
+// this publisher since).
+func (p *Publisher) node(name string) *nodeState {
+	n := p.nodes[name]
+	if n == nil {
+		n = &nodeState{name: name, head: p.start}
+		n.out = &outbox{p: p, node: name, topic: mqtt.DesiredTopic(name), limit: p.cfg.NodeQueue, taken: p.start}
+		p.nodes[name] = n
+	}
+	return n
+}
+
+// dispatch moves the index past one committed event and queues what it
+// means for watchers and nodes.
+func (p *Publisher) dispatch(ev *datastore.Event) {
+	p.processed = ev.Revision
+	ref, ok := parseKey(ev.KV.Key)
+	if !ok {
+		return
+	}
+	enc := encoder{}
+	if ref.Resource != mqtt.ResourceSecrets {
+		p.watch.send(ref, ev, &enc)
+	}
+	out, err := p.idx.apply(ref, ev)
+	if err != nil {
+		p.log.Error("cannot index event; nodes may miss it until they relist", "rev", ev.Revision, "key", ev.KV.Key, "err", err)
+		return
+	}
+	for _, name := range out.order {
+		p.deliver(p.node(name), ev.Revision, out.by[name], &enc)
+	}
+}
+
+// deliver queues one revision's changes for node n, or records them into
+// the catch-up being built.
+func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *encoder) {
+	if n.catchup != nil {
+		n.catchup.record(changes)
+		return
+	}
+	ev := mqtt.Event{Type: mqtt.EventChanges, Rev: rev, Prev: n.head}
+	for _, c := range changes {
+		mc, err := enc.change(c)
+		if err != nil {
+			p.log.Error("cannot encode change; the node will relist", "node", n.name, "rev", rev, "err", err)
+			p.relist(n)
+			return
+		}
+		ev.Changes = append(ev.Changes, mc)
+	}
+	p.queue(n, &ev, 0)
+}
+
+// queue encodes ev and puts it in n's outbox; a full outbox turns into a
+// catch-up from the first Event that did not reach the broker. An Event
+// larger than limit (when > 0) becomes a RELIST.
+func (p *Publisher) queue(n *nodeState, ev *mqtt.Event, limit int) {
+	payload, err := ev.Encode()
+	if err == nil && limit > 0 && len(payload) > limit {
+		err = fmt.Errorf("event is %d bytes, limit %d", len(payload), limit)
+	}
+	if err != nil {
+		p.log.Error("cannot send event; the node will relist", "node", n.name, "rev", ev.Rev, "err", err)
+		p.relist(n)
+		return
+	}
+	if !n.out.push(outMsg{rev: ev.Rev, prev: ev.Prev, payload: payload}) {
+		from, ok := n.out.drop()
+		if !ok {
+			from = ev.Prev
+		}
+		p.log.Warn("node queue full; switching it to a catch-up", "node", n.name, "rev", ev.Rev, "from", from)
+		p.startCatchup(n, from)
+		return
+	}
+	n.head = ev.Rev
+}
+
+// relist tells n to fetch its view by REST: whatever was queued is dropped
+// and the chain continues from the current revision.
+func (p *Publisher) relist(n *nodeState) {
+	if n.catchup != nil {
+		n.catchup.cancel()
+		n.catchup = nil
+	}
+	n.out.drop()
+	ev := mqtt.Event{Type: mqtt.EventRelist, Rev: max(p.processed, n.head), Prev: n.head}
+	if ev.Rev == ev.Prev {
+		ev.Prev = 0
+	}
+	payload, err := ev.Encode()
+	if err == nil && !n.out.push(outMsg{rev: ev.Rev, prev: ev.Prev, payload: payload}) {
+		err = errors.New("queue full after drop")
+	}
+	if err != nil {
+		p.log.Error("cannot queue RELIST", "node", n.name, "err", err)
+		return
+	}
+	p.log.Info("told node to relist", "node", n.name, "rev", ev.Rev)
+	n.head = ev.Rev
+}
+
+// rewatch resumes the datastore watch after it was cut off. A compacted
+// revision means changes were lost: the index is rebuilt and every node
+// relists.
+func (p *Publisher) rewatch() <-chan []datastore.Event {
+	wait := 100 * time.Millisecond
+	for p.ctx.Err() == nil {
+		ch, err := p.cfg.Store.Watch(p.ctx, registryPrefix, p.processed)
+		if err == nil {
+			return ch
+		}
+		if errors.Is(err, datastore.ErrCompacted) && p.reload() == nil {
+			continue
+		}
+		p.log.Warn("datastore watch failed; retrying", "rev", p.processed, "err", err)
+		select {
+		case <-p.ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+	return nil
+}
+
+func (p *Publisher) reload() error {
+	idx := newIndex()
+	rev, err := idx.load(p.ctx, p.cfg.Store)
+	if err != nil {
+		p.log.Warn("reload index failed", "err", err)
+		return err
+	}
+	p.idx, p.processed = idx, rev
+	p.log.Warn("publisher fell behind compaction; every node relists", "rev", rev)
+	for _, n := range p.nodes {
+		p.relist(n)
+	}
+	return nil
+}

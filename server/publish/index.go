@@ -1,0 +1,187 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// index is what the publisher knows of the cluster at the revision it has
+// processed: where each bound pod runs and what it references, how many
+// pods on each node reference each ConfigMap and Secret, and the current
+// value of every ConfigMap and Secret (needed when one enters a node's
+// view because a new pod references it).
+type index struct {
+	pods  map[mqtt.ObjectRef]*podEntry
+	users map[mqtt.ObjectRef]map[string]int
+	objs  map[mqtt.ObjectRef]*datastore.KeyValue
+}
+
+type podEntry struct {
+	node string
+	refs []mqtt.ObjectRef
+}
+
+// change is one object change for one node, before encoding. kv is the
+// value to send (nil: a DELETED without object).
+type change struct {
+	typ mqtt.ChangeType
+	ref mqtt.ObjectRef
+	kv  *datastore.KeyValue
+}
+
+// fanout collects the changes one datastore event makes to each node's
+// view, in order per node.
+type fanout struct {
+	order []string
+	by    map[string][]change
+}
+
+func (f *fanout) add(node string, c change) {
+	if f.by == nil {
+		f.by = map[string][]change{}
+	}
+	if _, ok := f.by[node]; !ok {
+		f.order = append(f.order, node)
+	}
+	f.by[node] = append(f.by[node], c)
+}
+
+func newIndex() *index {
+	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, users: map[mqtt.ObjectRef]map[string]int{},
+		objs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+}
+
+// load fills an empty index from the store at its latest revision and
+// returns that revision.
+func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) {
+	var rev int64
+	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets} {
+		page, err := store.List(ctx, registryPrefix+"core/"+res+"/", datastore.ListOptions{Revision: rev})
+		if err != nil {
+			return 0, fmt.Errorf("list %s: %w", res, err)
+		}
+		rev = page.Revision
+		for _, kv := range page.Items {
+			ref, ok := parseKey(kv.Key)
+			if !ok {
+				continue
+			}
+			ev := datastore.Event{Type: datastore.EventCreate, Revision: kv.ModRevision, KV: kv}
+			if _, err := x.apply(ref, &ev); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return rev, nil
+}
+
+// apply moves the index past ev (an event on ref) and returns what it
+// changes in each node's view: referenced objects entering a view come
+// before the pod that needs them, those leaving after it.
+func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) {
+	out := &fanout{}
+	switch {
+	case ref.Resource == mqtt.ResourcePods:
+		return out, x.applyPod(ref, ev, out)
+	case isReferenced(ref.Resource):
+		x.applyReferenced(ref, ev, out)
+	}
+	return out, nil
+}
+
+func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
+	old := x.pods[ref]
+	var cur *podEntry
+	if ev.Type != datastore.EventDelete {
+		pod, err := decodePod(ev.KV)
+		if err != nil {
+			return err
+		}
+		if pod.Spec.NodeName != "" {
+			cur = &podEntry{node: pod.Spec.NodeName, refs: mqtt.PodReferences(pod)}
+		}
+	}
+	if cur != nil {
+		x.use(cur, +1, out)
+	}
+	switch {
+	case old != nil && cur != nil && old.node == cur.node:
+		out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
+	default:
+		if old != nil {
+			out.add(old.node, change{mqtt.Deleted, ref, ev.KV})
+		}
+		if cur != nil {
+			out.add(cur.node, change{mqtt.Added, ref, ev.KV})
+		}
+	}
+	if old != nil {
+		x.use(old, -1, out)
+	}
+	if cur == nil {
+		delete(x.pods, ref)
+	} else {
+		x.pods[ref] = cur
+	}
+	return nil
+}
+
+// use counts a pod's references on its node up or down; an existing object
+// whose count for the node leaves zero enters the node's view, one whose
+// count reaches zero leaves it.
+func (x *index) use(p *podEntry, delta int, out *fanout) {
+	for _, r := range p.refs {
+		nodes := x.users[r]
+		if nodes == nil {
+			nodes = map[string]int{}
+			x.users[r] = nodes
+		}
+		before := nodes[p.node]
+		nodes[p.node] = before + delta
+		kv := x.objs[r]
+		switch {
+		case before == 0 && delta > 0 && kv != nil:
+			out.add(p.node, change{mqtt.Added, r, kv})
+		case before+delta == 0 && kv != nil:
+			out.add(p.node, change{mqtt.Deleted, r, kv})
+		}
+		if nodes[p.node] == 0 {
+			delete(nodes, p.node)
+		}
+		if len(nodes) == 0 {
+			delete(x.users, r)
+		}
+	}
+}
+
+// applyReferenced records a ConfigMap or Secret change and sends it to
+// every node with a pod that references the object.
+func (x *index) applyReferenced(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) {
+	if ev.Type == datastore.EventDelete {
+		delete(x.objs, ref)
+	} else {
+		x.objs[ref] = ev.KV
+	}
+	nodes := make([]string, 0, len(x.users[ref]))
+	for node := range x.users[ref] {
+		nodes = append(nodes, node)
+	}
+	sort.Strings(nodes)
+	for _, node := range nodes {
+		out.add(node, change{changeType(ev.Type), ref, ev.KV})
+	}
+}
+
+// inView reports whether ref is in node's view now, with the value to send.
+func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyValue) {
+	if ref.Resource == mqtt.ResourcePods {
+		p := x.pods[ref]
+		return p != nil && p.node == node, nil
+	}
+	kv := x.objs[ref]
+	return kv != nil && x.users[ref][node] > 0, kv
+}

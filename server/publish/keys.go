@@ -1,0 +1,113 @@
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// registryPrefix holds every API object (api.Resource.Prefix).
+const registryPrefix = "/registry/"
+
+// byPrefix finds a served resource by the "<group or core>/<plural>/" part
+// of its keys.
+var byPrefix = func() map[string]*api.Resource {
+	m := map[string]*api.Resource{}
+	for _, r := range api.All() {
+		m[strings.TrimPrefix(r.Prefix(""), registryPrefix)] = r
+	}
+	return m
+}()
+
+// parseKey names the object stored under key, or says it is not an API
+// object bramble serves.
+func parseKey(key string) (mqtt.ObjectRef, bool) {
+	rest, ok := strings.CutPrefix(key, registryPrefix)
+	if !ok {
+		return mqtt.ObjectRef{}, false
+	}
+	group, rest, _ := strings.Cut(rest, "/")
+	plural, rest, _ := strings.Cut(rest, "/")
+	res, ok := byPrefix[group+"/"+plural+"/"]
+	if !ok || rest == "" {
+		return mqtt.ObjectRef{}, false
+	}
+	ref := mqtt.ObjectRef{Resource: res.Name, Name: rest}
+	if res.Namespaced {
+		if ref.Namespace, ref.Name, ok = strings.Cut(rest, "/"); !ok {
+			return mqtt.ObjectRef{}, false
+		}
+	}
+	return ref, ref.Name != "" && !strings.Contains(ref.Name, "/")
+}
+
+// withResourceVersion returns a stored object's JSON with
+// metadata.resourceVersion set to rev (the datastore keeps none: the
+// revision is the resourceVersion).
+func withResourceVersion(value []byte, rev int64) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(value, &top); err != nil {
+		return nil, fmt.Errorf("stored object: %w", err)
+	}
+	meta := map[string]json.RawMessage{}
+	if raw, ok := top["metadata"]; ok {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			return nil, fmt.Errorf("stored object metadata: %w", err)
+		}
+	}
+	meta["resourceVersion"] = json.RawMessage(strconv.Quote(strconv.FormatInt(rev, 10)))
+	var err error
+	if top["metadata"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
+}
+
+// podPlacement is the part of a stored pod that says where it runs.
+type podPlacement struct {
+	Spec struct {
+		NodeName string `json:"nodeName"`
+	} `json:"spec"`
+}
+
+// podNode returns the node a stored pod is bound to ("" when unbound).
+func podNode(kv *datastore.KeyValue) (string, error) {
+	var p podPlacement
+	if err := json.Unmarshal(kv.Value, &p); err != nil {
+		return "", fmt.Errorf("stored pod %s: %w", kv.Key, err)
+	}
+	return p.Spec.NodeName, nil
+}
+
+// decodePod decodes a stored pod fully (for its references).
+func decodePod(kv *datastore.KeyValue) (*corev1.Pod, error) {
+	var pod corev1.Pod
+	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+		return nil, fmt.Errorf("stored pod %s: %w", kv.Key, err)
+	}
+	return &pod, nil
+}
+
+// changeType maps a datastore event to the change a watcher sees.
+func changeType(t datastore.EventType) mqtt.ChangeType {
+	switch t {
+	case datastore.EventCreate:
+		return mqtt.Added
+	case datastore.EventDelete:
+		return mqtt.Deleted
+	}
+	return mqtt.Modified
+}
+
+// isReferenced reports whether objects of this resource go to nodes whose
+// pods reference them.
+func isReferenced(resource string) bool {
+	return resource == mqtt.ResourceConfigMaps || resource == mqtt.ResourceSecrets
+}

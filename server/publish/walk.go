@@ -1,0 +1,129 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// walkResult is what a catch-up learnt from the history (from, upto] about
+// one node's view.
+type walkResult struct {
+	node string
+	gen  uint64
+	// pods that were on the node at some point, with their latest value on
+	// the node (nil once they left it).
+	pods map[mqtt.ObjectRef]*datastore.KeyValue
+	// refs are the ConfigMaps and Secrets any of those pod versions named.
+	refs map[mqtt.ObjectRef]bool
+	// touched are the ConfigMaps and Secrets written in the range.
+	touched map[mqtt.ObjectRef]bool
+	relist  bool // the range is compacted
+	err     error
+}
+
+// walk reads the history (from, upto] of the whole store. It watches "/"
+// rather than the registry alone: revisions are consecutive, so the event
+// at upto is always delivered and the walk knows where to stop even when
+// upto is not an API write.
+func (p *Publisher) walk(ctx context.Context, node string, from, upto int64) walkResult {
+	res := walkResult{pods: map[mqtt.ObjectRef]*datastore.KeyValue{},
+		refs: map[mqtt.ObjectRef]bool{}, touched: map[mqtt.ObjectRef]bool{}}
+	last := from
+	for last < upto {
+		if err := ctx.Err(); err != nil {
+			res.err = err
+			return res
+		}
+		var err error
+		if last, err = p.walkOnce(ctx, node, last, upto, &res); err != nil {
+			res.relist = errors.Is(err, datastore.ErrCompacted)
+			res.err = err
+			if res.relist {
+				res.err = nil
+			}
+			return res
+		}
+	}
+	return res
+}
+
+// walkOnce watches from last until upto is reached or the watch ends (the
+// store cuts off a slow watcher), and returns how far it got.
+func (p *Publisher) walkOnce(ctx context.Context, node string, last, upto int64, res *walkResult) (int64, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := p.cfg.Store.Watch(wctx, "/", last)
+	if err != nil {
+		return last, fmt.Errorf("read history after %d: %w", last, err)
+	}
+	for batch := range ch {
+		for i := range batch {
+			ev := &batch[i]
+			if ev.Revision > upto {
+				return upto, nil
+			}
+			if err := res.record(node, ev); err != nil {
+				return last, err
+			}
+			if last = ev.Revision; last >= upto {
+				return last, nil
+			}
+		}
+	}
+	return last, nil
+}
+
+// record notes what one historical event means for node.
+func (res *walkResult) record(node string, ev *datastore.Event) error {
+	ref, ok := parseKey(ev.KV.Key)
+	switch {
+	case !ok:
+	case isReferenced(ref.Resource):
+		res.touched[ref] = true
+	case ref.Resource == mqtt.ResourcePods:
+		prev := ev.PrevKV
+		if prev == nil && ev.Type == datastore.EventDelete {
+			prev = ev.KV
+		}
+		wasOn, err := res.notePod(node, prev)
+		if err != nil {
+			return err
+		}
+		var isOn bool
+		if ev.Type != datastore.EventDelete {
+			if isOn, err = res.notePod(node, ev.KV); err != nil {
+				return err
+			}
+		}
+		if isOn {
+			res.pods[ref] = ev.KV
+		} else if wasOn {
+			res.pods[ref] = nil
+		}
+	}
+	return nil
+}
+
+// notePod reports whether the pod version kv is on node, and if so notes
+// what it references.
+func (res *walkResult) notePod(node string, kv *datastore.KeyValue) (bool, error) {
+	if kv == nil {
+		return false, nil
+	}
+	on, err := podNode(kv)
+	if err != nil || on != node {
+		return false, err
+	}
+	pod, err := decodePod(kv)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range mqtt.PodReferences(pod) {
+		res.refs[r] = true
+	}
+	return true, nil
+}

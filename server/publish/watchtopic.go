@@ -1,0 +1,102 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// encoder turns stored values into object JSON with resourceVersion set,
+// once per value for all the messages one event produces.
+type encoder struct {
+	objs map[*datastore.KeyValue][]byte
+}
+
+func (e *encoder) object(kv *datastore.KeyValue) ([]byte, error) {
+	if b, ok := e.objs[kv]; ok {
+		return b, nil
+	}
+	b, err := withResourceVersion(kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, err
+	}
+	if e.objs == nil {
+		e.objs = map[*datastore.KeyValue][]byte{}
+	}
+	e.objs[kv] = b
+	return b, nil
+}
+
+func (e *encoder) change(c change) (mqtt.Change, error) {
+	mc := mqtt.Change{Type: c.typ, ObjectRef: c.ref}
+	if c.kv == nil {
+		return mc, nil
+	}
+	obj, err := e.object(c.kv)
+	if err != nil {
+		return mqtt.Change{}, err
+	}
+	mc.Object = json.RawMessage(obj)
+	return mc, nil
+}
+
+// watchMsg is one encoded watch-topic message.
+type watchMsg struct {
+	topic   string
+	payload []byte
+}
+
+// watchSender publishes watch-topic messages from a bounded queue, so a
+// slow broker never holds up the dispatcher; what does not fit is dropped
+// and counted (watchers are told nothing else: the watch topics promise
+// no gap detection).
+type watchSender struct {
+	p       *Publisher
+	queue   chan watchMsg
+	dropped int64
+}
+
+func newWatchSender(p *Publisher) *watchSender {
+	return &watchSender{p: p, queue: make(chan watchMsg, p.cfg.WatchQueue)}
+}
+
+// send queues the watch message of ev (an event on ref); dispatcher only.
+func (w *watchSender) send(ref mqtt.ObjectRef, ev *datastore.Event, enc *encoder) {
+	obj, err := enc.object(ev.KV)
+	if err != nil {
+		w.p.log.Error("cannot encode watch event", "key", ev.KV.Key, "rev", ev.Revision, "err", err)
+		return
+	}
+	we := mqtt.WatchEvent{Type: changeType(ev.Type), ObjectRef: ref, Rev: ev.Revision, Object: obj}
+	payload, err := we.Encode()
+	if err != nil {
+		w.p.log.Error("cannot encode watch event", "key", ev.KV.Key, "rev", ev.Revision, "err", err)
+		return
+	}
+	select {
+	case w.queue <- watchMsg{topic: mqtt.WatchTopic(ref.Resource, ref.Namespace, ref.Name), payload: payload}:
+	default:
+		w.dropped++
+		if w.dropped&(w.dropped-1) == 0 { // log at 1, 2, 4, 8, ... drops
+			w.p.log.Warn("watch topic queue full; dropping watch events", "dropped", w.dropped, "rev", ev.Revision)
+		}
+	}
+}
+
+func (w *watchSender) run() {
+	defer w.p.wg.Done()
+	for {
+		select {
+		case <-w.p.ctx.Done():
+			return
+		case m := <-w.queue:
+			ctx, cancel := context.WithTimeout(w.p.ctx, w.p.cfg.PublishTimeout)
+			if err := w.p.cfg.Bus.Publish(ctx, m.topic, 1, false, m.payload); err != nil {
+				w.p.log.Debug("publish watch event failed", "topic", m.topic, "err", err)
+			}
+			cancel()
+		}
+	}
+}
