@@ -20,7 +20,8 @@ func TestRestartKeepsObjects(t *testing.T) {
 	before := s.MustKubectl("get", "cm", "kept", "-n", "keep", "-o", "jsonpath={.metadata.uid} {.metadata.resourceVersion}")
 
 	second := exec.Command(cluster.Bin, "server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(cluster.FreePort(t)),
-		"--bind-address", "127.0.0.1", "--write-kubeconfig", filepath.Join(t.TempDir(), "kc"), "--disable-agent")
+		"--bind-address", "127.0.0.1", "--write-kubeconfig", filepath.Join(t.TempDir(), "kc"), "--disable-agent",
+		"--mqtt-listen-port", strconv.Itoa(cluster.FreePort(t)))
 	out, err := second.CombinedOutput()
 	if err == nil {
 		t.Fatalf("second server on the same data dir started:\n%s", out)

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 GO_VERSION=1.26.8
-PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 sqlite3)
+PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 sqlite3 mosquitto mosquitto-clients containerd runc busybox-static)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -36,16 +36,32 @@ bash hack/boundaries.sh
 step "go test -race ./... (unit, conformance, crash, end-to-end)"
 go test -race -tags kubectl -count=1 -timeout 25m ./...
 
+# A fuzz run that fails without writing a crashing input is Go's own
+# coordinator timing out (golang/go#75804), not a finding: run it once more.
+fuzz() {
+  local pkg=$1 f=$2 out
+  for attempt in 1 2; do
+    if out=$(go test -run='^$' -fuzz="^${f}\$" -fuzztime="$FUZZTIME" "$pkg" 2>&1); then
+      return 0
+    fi
+    if grep -q 'Failing input written to' <<<"$out" || [ "$attempt" = 2 ]; then
+      echo "$out" >&2
+      return 1
+    fi
+    echo "fuzz $pkg $f: failed without a crashing input; retrying once" >&2
+  done
+}
+
 step "fuzz targets, ${FUZZTIME} each"
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
     echo "fuzz $pkg $f" >&2
-    go test -run='^$' -fuzz="^${f}\$" -fuzztime="$FUZZTIME" "$pkg" >/dev/null
+    fuzz "$pkg" "$f"
   done
 done
 
 step "benchmarks compile and run once"
-go test -run='^$' -bench=. -benchtime=1x -short ./datastore/... ./server/... >/dev/null
+go test -run='^$' -bench=. -benchtime=1x -short ./... >/dev/null
 
 echo "all tests passed" >&2

@@ -152,7 +152,10 @@ func UpdateMosquittoACL(path string, change func(*MosquittoACL)) error {
 }
 
 // ReloadMosquitto asks the mosquitto whose pid is in pidFile to reload its
-// ACL file (SIGHUP); `systemctl reload mosquitto` does the same.
+// ACL file (SIGHUP); `systemctl reload mosquitto` does the same. The reload
+// happens soon after, not before this returns; and mosquitto 2.0 forgets a
+// SIGHUP that arrives while it is reloading, so after a burst of changes
+// signal once more when the burst is over.
 func ReloadMosquitto(pidFile string) error {
 	data, err := os.ReadFile(pidFile)
 	if err != nil {

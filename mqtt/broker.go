@@ -108,11 +108,26 @@ func brokerTLS(in *tls.Config) (*tls.Config, error) {
 	case in.ClientCAs == nil:
 		return nil, errors.New("mqtt broker: TLS: ClientCAs is empty: the cluster CA is needed to verify client certificates")
 	}
-	out := in.Clone()
+	out := mqttTLS(in)
+	if get := in.GetConfigForClient; get != nil {
+		out.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			c, err := get(hello)
+			if err != nil || c == nil {
+				return c, err
+			}
+			return mqttTLS(c), nil
+		}
+	}
+	return out, nil
+}
+
+// mqttTLS is a copy of c that insists on a verified client certificate.
+func mqttTLS(c *tls.Config) *tls.Config {
+	out := c.Clone()
 	out.ClientAuth = tls.RequireAndVerifyClientCert
 	out.MinVersion = max(out.MinVersion, tls.VersionTLS12)
 	out.NextProtos = nil // MQTT clients rarely offer ALPN; the API's h2 would only get in the way
-	return out, nil
+	return out
 }
 
 // capabilities are mochi's limits for bramble: MQTT 3.1.1 and 5, no topic
@@ -132,7 +147,8 @@ func capabilities(cfg BrokerConfig) *mochi.Capabilities {
 	return c
 }
 
-// Start listens on cfg.Addr and serves clients.
+// Start listens on cfg.Addr and serves clients until Stop; ctx bounds only
+// the start.
 func (b *Broker) Start(ctx context.Context) error {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", b.cfg.Addr)
 	if err != nil {

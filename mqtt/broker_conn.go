@@ -13,6 +13,11 @@ import (
 // errSlowConsumer ends a connection whose unsent bytes passed the limit.
 var errSlowConsumer = errors.New("mqtt client too slow: outbound queue full")
 
+// keepBuffer is the largest send buffer a connection keeps between sends;
+// with thousands of mostly idle agents connected, this is most of what an
+// idle connection costs beyond TLS and mochi's own state.
+const keepBuffer = 8 << 10
+
 // closeFlush bounds the time spent flushing a closing connection.
 const closeFlush = 2 * time.Second
 
@@ -39,12 +44,11 @@ type brokerConn struct {
 	queue   []byte
 	closing bool  // Close was called: flush, then close
 	err     error // the connection failed or overflowed: close now
-	done    chan struct{}
 }
 
 func newBrokerConn(c *tls.Conn, peer *x509.Certificate, limits connLimits, log *slog.Logger, onClose func()) *brokerConn {
 	bc := &brokerConn{Conn: c, peer: peer, limit: limits.queueBytes, writeTimeout: limits.writeTimeout,
-		log: log, onClose: onClose, done: make(chan struct{})}
+		log: log, onClose: onClose}
 	bc.wake = sync.NewCond(&bc.mu)
 	go bc.sendLoop()
 	return bc
@@ -86,7 +90,6 @@ func (c *brokerConn) Write(p []byte) (int, error) {
 
 // sendLoop sends queued bytes until the connection fails or is closed.
 func (c *brokerConn) sendLoop() {
-	defer close(c.done)
 	var buf []byte
 	for {
 		c.mu.Lock()
@@ -110,7 +113,7 @@ func (c *brokerConn) sendLoop() {
 			_ = c.Conn.Close()
 			return
 		}
-		if cap(buf) > 64<<10 { // do not keep a burst's buffer for the connection's life
+		if cap(buf) > keepBuffer { // do not hold a burst's buffer for the connection's life
 			buf = nil
 		}
 	}

@@ -28,9 +28,6 @@ type brokerEnv struct {
 	// settle returns once the broker processed all that clientID sent
 	// before it disconnected.
 	settle func(t testing.TB, clientID string)
-	// wrongIDAdmitted: the broker lets a node in under another client ID
-	// (mosquitto replaces the ID with the certificate's CN).
-	wrongIDAdmitted bool
 }
 
 // certRegistry stands in for the server's NodeCertRegistry: one valid
@@ -97,27 +94,26 @@ func newEmbedded(t testing.TB, tune func(*mqtt.BrokerConfig)) *embedded {
 			reg.record(node, cert)
 			return cert
 		},
-		addViewer: func(t testing.TB, name string) string {
-			dir := filepath.Join(t.TempDir(), name)
-			if err := mqtt.CreateViewerCredentials(ca, name, dir, time.Hour); err != nil {
-				t.Fatalf("CreateViewerCredentials: %v", err)
-			}
-			return dir
-		},
+		addViewer: func(t testing.TB, name string) string { return viewerCredentials(t, ca, name) },
 		revoke: func(_ testing.TB, node string) {
 			reg.revoke(node)
 			b.Revoke(node)
 		},
 		settle: func(t testing.TB, id string) {
 			t.Helper()
-			deadline := time.Now().Add(waitLong)
-			for b.SessionOpen(id) {
-				if time.Now().After(deadline) {
-					t.Fatalf("session %q still open after %s", id, waitLong)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitUntil(t, "session "+id+" closed", func() bool { return !b.SessionOpen(id) })
 		},
 	}
 	return e
+}
+
+// viewerCredentials writes viewer credentials for name; it returns the
+// directory.
+func viewerCredentials(t testing.TB, ca *testCA, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := mqtt.CreateViewerCredentials(ca, name, dir, time.Hour); err != nil {
+		t.Fatalf("CreateViewerCredentials: %v", err)
+	}
+	return dir
 }

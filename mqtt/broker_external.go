@@ -31,8 +31,10 @@ type BusConfig struct {
 }
 
 // pahoBus is the server's Bus on an external broker: one paho client with
-// the server's certificate. Subscriptions are remembered and made again on
-// every reconnect (sessions are clean, so the broker forgets them).
+// the server's certificate. Its session is persistent, so the broker keeps
+// (within its queue bounds) what nodes send while the server is away; the
+// subscriptions are also remembered and made again on every connection, in
+// case the broker lost the session (a restart without persistence).
 type pahoBus struct {
 	client  paho.Client
 	log     *slog.Logger
@@ -72,9 +74,9 @@ func DialBus(ctx context.Context, cfg BusConfig) (Bus, error) {
 	setDefault(&cfg.Timeout, 10*time.Second)
 	b := &pahoBus{log: cfg.Logger, timeout: cfg.Timeout, subs: map[string]pahoSub{}}
 	opts := paho.NewClientOptions().AddBroker(broker).SetClientID(cfg.ClientID).
-		SetTLSConfig(cfg.TLS.Clone()).SetCleanSession(true).SetAutoReconnect(true).
+		SetTLSConfig(cfg.TLS.Clone()).SetCleanSession(false).SetAutoReconnect(true).
 		SetConnectTimeout(cfg.Timeout).SetMaxReconnectInterval(10 * time.Second).
-		SetKeepAlive(30 * time.Second).SetOnConnectHandler(b.onConnect).
+		SetKeepAlive(30 * time.Second).SetProtocolVersion(4).SetOnConnectHandler(b.onConnect).
 		SetConnectionLostHandler(func(_ paho.Client, err error) {
 			b.log.Warn("mqtt broker connection lost; reconnecting", "broker", broker, "err", err)
 		})

@@ -29,16 +29,15 @@ func newMosquittoEnv(t *testing.T) (*brokerEnv, *mosquitto) {
 	port := freePort(t)
 	m := startMosquitto(t, dir, port)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	env := &brokerEnv{addr: addr, ca: ca, bus: serverBus(t, ca, addr), wrongIDAdmitted: true,
+	bus := serverBus(t, ca, addr)
+	m.barrier = func(t testing.TB) { busPublish(t, bus, mqtt.Prefix+"/barrier", 1, "") }
+	env := &brokerEnv{addr: addr, ca: ca, bus: bus,
 		addNode: func(t testing.TB, node string) tls.Certificate {
 			m.updateACL(t, func(a *mqtt.MosquittoACL) { a.Nodes = append(a.Nodes, node) })
 			return ca.nodeCert(t, node)
 		},
 		addViewer: func(t testing.TB, name string) string {
-			d := filepath.Join(t.TempDir(), name)
-			if err := mqtt.CreateViewerCredentials(ca, name, d, time.Hour); err != nil {
-				t.Fatal(err)
-			}
+			d := viewerCredentials(t, ca, name)
 			m.updateACL(t, func(a *mqtt.MosquittoACL) { a.Viewers = append(a.Viewers, name) })
 			return d
 		},

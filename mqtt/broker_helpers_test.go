@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,7 +128,8 @@ func (in *inbox) waitFor(t testing.TB, msg string) []string {
 func pahoOptions(addr, clientID string, tlsCfg *tls.Config, in *inbox) *paho.ClientOptions {
 	o := paho.NewClientOptions().AddBroker("tls://" + addr).SetClientID(clientID).
 		SetTLSConfig(tlsCfg).SetCleanSession(true).SetAutoReconnect(false).
-		SetConnectRetry(false).SetConnectTimeout(5 * time.Second).SetKeepAlive(30 * time.Second)
+		SetConnectRetry(false).SetConnectTimeout(5 * time.Second).SetKeepAlive(30 * time.Second).
+		SetProtocolVersion(4) // no silent fallback to MQTT 3.1 after a refusal
 	if in != nil {
 		o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) { in.add(m.Topic(), m.Payload()) })
 	}
@@ -205,5 +205,3 @@ func only(t testing.TB, what string, got []string, want ...string) {
 }
 
 func uniq(prefix string) string { return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1e9) }
-
-var _ = strings.Cut

@@ -27,9 +27,13 @@ const shippedConfig = "../packaging/mosquitto/bramble.conf"
 type mosquitto struct {
 	dir, conf, pidFile string
 	cmd                *exec.Cmd
+	logged             chan struct{} // closed when the process's log is read to its end
 	mu                 sync.Mutex
 	log                []string
 	grew               *sync.Cond
+	// barrier returns once mosquitto handled a request sent after it was
+	// called (a QoS 1 publish of the server's Bus).
+	barrier func(t testing.TB)
 }
 
 // mosquittoBinary finds the broker (in /usr/sbin, often outside PATH).
@@ -93,7 +97,9 @@ func (m *mosquitto) start(t testing.TB) {
 	if err := m.cmd.Start(); err != nil {
 		t.Fatalf("start mosquitto: %v", err)
 	}
+	m.logged = make(chan struct{})
 	go func() {
+		defer close(m.logged)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			m.mu.Lock()
@@ -115,6 +121,7 @@ func (m *mosquitto) stop(t testing.TB) {
 		return
 	}
 	_ = m.cmd.Process.Signal(os.Interrupt)
+	<-m.logged
 	_ = m.cmd.Wait()
 	m.cmd = nil
 }
@@ -164,9 +171,10 @@ func (m *mosquitto) countLocked(substr string) int {
 	return n
 }
 
-// updateACL changes the ACL file and has mosquitto reload it; mosquitto
-// is single-threaded, so once it logged the reload, it handles nothing
-// more under the old rules.
+// updateACL changes the ACL file and has mosquitto reload it. mosquitto
+// logs the reload before it reads the file and forgets a SIGHUP that comes
+// while it reloads; since it runs one thread, a request it answers after
+// the log line comes after the reload completed.
 func (m *mosquitto) updateACL(t testing.TB, change func(*mqtt.MosquittoACL)) {
 	t.Helper()
 	if err := mqtt.UpdateMosquittoACL(filepath.Join(m.dir, "acl"), change); err != nil {
@@ -177,6 +185,7 @@ func (m *mosquitto) updateACL(t testing.TB, change func(*mqtt.MosquittoACL)) {
 		t.Fatalf("reload: %v", err)
 	}
 	m.waitLog(t, "Reloading config", n+1)
+	m.barrier(t)
 }
 
 func freePort(t testing.TB) int {

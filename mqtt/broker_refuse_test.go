@@ -1,6 +1,9 @@
 package mqtt_test
 
 import (
+	"crypto/tls"
+	"net"
+	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,4 +110,33 @@ func testRevokeLiveSession(t *testing.T, env *brokerEnv) {
 	win.waitFor(t, mqtt.DesiredTopic(witness)+" end")
 	time.Sleep(deliveryGrace)
 	only(t, "revoked node received", in.all(), mqtt.DesiredTopic(node)+" before")
+}
+
+// testForgedWill: a node's Last Will aimed at another node's presence is
+// never delivered (the embedded broker refuses the connection, mosquitto
+// checks the will against the ACL).
+func testForgedWill(t *testing.T, env *brokerEnv) {
+	me, other := uniq("pi-a"), uniq("pi-b")
+	env.addNode(t, other)
+	server := newInbox()
+	if err := env.bus.Subscribe(mqtt.Prefix+"/nodes/+/presence", 1, server.add); err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientTLS(env.ca.CAPool(), ptr(env.addNode(t, me)))
+	o := pahoOptions(env.addr, me, cfg, nil)
+	o.SetWill(mqtt.PresenceTopic(other), "forged", 1, true)
+	var conn net.Conn
+	o.SetCustomOpenConnectionFn(func(u *url.URL, _ paho.ClientOptions) (net.Conn, error) {
+		c, err := tls.Dial("tcp", u.Host, cfg)
+		conn = c
+		return c, err
+	})
+	if _, err := dial(t, o); err == nil {
+		_ = conn.Close() // no DISCONNECT: the broker sends the will
+	}
+	c := mustDial(t, pahoOptions(env.addr, me, cfg, nil))
+	publish(t, c, mqtt.PresenceTopic(me), 1, "end")
+	server.waitFor(t, mqtt.PresenceTopic(me)+" end")
+	time.Sleep(deliveryGrace)
+	only(t, "presence messages", withPayload(server.all(), "forged", "end"), mqtt.PresenceTopic(me)+" end")
 }

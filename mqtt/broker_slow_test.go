@@ -100,3 +100,41 @@ func packet(typ byte, body []byte) []byte {
 	}
 	return append(out, body...)
 }
+
+// TestEmbeddedCutsOffClientThatNeverAcks: a client that holds MaxInflight
+// unacknowledged QoS 1 messages is disconnected, even when its socket still
+// takes bytes.
+func TestEmbeddedCutsOffClientThatNeverAcks(t *testing.T) {
+	env := newEmbedded(t, func(c *mqtt.BrokerConfig) { c.MaxInflight = 16 })
+	stuck := rawSubscribe(t, env, "no-acks", mqtt.WatchPrefix+"#")
+	defer stuck.Close()
+	for i := range 17 {
+		busPublish(t, env.bus, mqtt.WatchTopic("pods", "default", "p"), 1, fmt.Sprint("m", i))
+	}
+	waitUntil(t, "the client that never acknowledges cut off", func() bool { return !env.broker.SessionOpen("no-acks") })
+}
+
+// TestEmbeddedTimesOutSilentConnections: a connection that does not
+// complete the handshake, or sends no CONNECT after it, is closed.
+func TestEmbeddedTimesOutSilentConnections(t *testing.T) {
+	env := newEmbedded(t, func(c *mqtt.BrokerConfig) { c.HandshakeTimeout = 300 * time.Millisecond })
+	raw, err := net.Dial("tcp", env.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	cert := env.ca.clientCert(t, "quiet", mqtt.ViewerGroup)
+	tc, err := tls.Dial("tcp", env.addr, clientTLS(env.ca.CAPool(), &cert))
+	if err != nil {
+		t.Fatalf("TLS handshake: %v", err)
+	}
+	defer tc.Close()
+	for name, c := range map[string]net.Conn{"no handshake": raw, "no CONNECT": tc} {
+		_ = c.SetReadDeadline(time.Now().Add(waitLong))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Errorf("%s: read got data, want the connection closed", name)
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("%s: still open after %s, want closed after the handshake timeout", name, waitLong)
+		}
+	}
+}

@@ -24,6 +24,7 @@ func runIsolationSuite(t *testing.T, env *brokerEnv) {
 	t.Run("RefusedIdentities", func(t *testing.T) { testRefusedIdentities(t, env) })
 	t.Run("WrongClientIDGetsNothing", func(t *testing.T) { testWrongClientID(t, env) })
 	t.Run("RevokeLiveSession", func(t *testing.T) { testRevokeLiveSession(t, env) })
+	t.Run("ForgedWillNotDelivered", func(t *testing.T) { testForgedWill(t, env) })
 }
 
 func testViewerReceivesOnlyWatch(t *testing.T, env *brokerEnv) {

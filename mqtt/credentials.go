@@ -71,24 +71,8 @@ func validServerName(name string) error {
 }
 
 func createCredentials(ca CertIssuer, name string, groups []string, outDir string, ttl time.Duration) error {
-	switch {
-	case ca == nil:
-		return errors.New("credentials: no certificate issuer (cluster CA)")
-	case outDir == "":
-		return errors.New("credentials: output directory is empty")
-	case ttl < 0:
-		return fmt.Errorf("credentials: ttl %s: must not be negative", ttl)
-	}
-	if err := os.MkdirAll(outDir, 0o700); err != nil {
-		return fmt.Errorf("credentials: create %s: %w", outDir, err)
-	}
-	for _, f := range []string{CredentialsCertFile, CredentialsKeyFile} {
-		p := filepath.Join(outDir, f)
-		if _, err := os.Lstat(p); err == nil {
-			return fmt.Errorf("credentials: %s already exists: remove it or choose another output directory", p)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("credentials: %w", err)
-		}
+	if err := prepareOutDir(ca, outDir, ttl); err != nil {
+		return err
 	}
 	certPEM, keyPEM, err := ca.NewClientCert(name, groups, ttl)
 	if err != nil {
@@ -106,6 +90,31 @@ func createCredentials(ca CertIssuer, name string, groups []string, outDir strin
 	for _, f := range files {
 		if err := writeFileAtomic(filepath.Join(outDir, f.name), f.data, f.mode); err != nil {
 			return fmt.Errorf("credentials for %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// prepareOutDir checks the arguments and makes outDir, which must not
+// hold credentials already.
+func prepareOutDir(ca CertIssuer, outDir string, ttl time.Duration) error {
+	switch {
+	case ca == nil:
+		return errors.New("credentials: no certificate issuer (cluster CA)")
+	case outDir == "":
+		return errors.New("credentials: output directory is empty")
+	case ttl < 0:
+		return fmt.Errorf("credentials: ttl %s: must not be negative", ttl)
+	}
+	if err := os.MkdirAll(outDir, 0o700); err != nil {
+		return fmt.Errorf("credentials: create %s: %w", outDir, err)
+	}
+	for _, f := range []string{CredentialsCertFile, CredentialsKeyFile} {
+		p := filepath.Join(outDir, f)
+		if _, err := os.Lstat(p); err == nil {
+			return fmt.Errorf("credentials: %s already exists: remove it or choose another output directory", p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("credentials: %w", err)
 		}
 	}
 	return nil

@@ -24,6 +24,10 @@ type Config struct {
 	DatastoreEndpoint   string        // --datastore-endpoint, default SQLite in the data dir
 	CompactInterval     time.Duration // --datastore-compact-interval, default 5m
 	CompactRetain       int64         // --datastore-compact-retain, revisions kept, default 1000
+	MQTTListenPort      int           // --mqtt-listen-port of the embedded broker, default 8883
+	MQTTBroker          string        // --mqtt-broker mqtts://HOST:PORT: use an external broker instead
+	MQTTCA              string        // --mqtt-ca: CA bundle that signed the external broker's certificate
+	MQTTCert, MQTTKey   string        // --mqtt-cert, --mqtt-key: the server's identity at the external broker
 	DisableAgent        bool          // --disable-agent
 	LogLevel            string        // --log-level: debug, info, warn, error
 }
@@ -33,6 +37,7 @@ const (
 	DefaultDataDir        = "/var/lib/bramble"
 	DefaultHTTPSPort      = 6443
 	DefaultKubeconfigPath = "/etc/bramble/bramble.yaml"
+	DefaultMQTTPort       = 8883
 )
 
 func (c *Config) setDefaults() {
@@ -44,6 +49,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.HTTPSPort == 0 {
 		c.HTTPSPort = DefaultHTTPSPort
+	}
+	if c.MQTTListenPort == 0 {
+		c.MQTTListenPort = DefaultMQTTPort
 	}
 	if c.WriteKubeconfig == "" {
 		c.WriteKubeconfig = DefaultKubeconfigPath
@@ -63,6 +71,9 @@ func (c *Config) validate() error {
 	}
 	if net.ParseIP(c.BindAddress) == nil {
 		return fmt.Errorf("--bind-address %q: not an IP address", c.BindAddress)
+	}
+	if err := c.validateMQTT(); err != nil {
+		return err
 	}
 	if _, err := c.kubeconfigMode(); err != nil {
 		return err
@@ -122,3 +133,24 @@ func (c *Config) sqlitePath() (string, error) {
 }
 
 func (c *Config) serverDir() string { return filepath.Join(c.DataDir, "server") }
+
+func (c *Config) validateMQTT() error {
+	if c.MQTTListenPort < 1 || c.MQTTListenPort > 65535 {
+		return fmt.Errorf("--mqtt-listen-port %d: must be between 1 and 65535", c.MQTTListenPort)
+	}
+	if c.MQTTBroker == "" {
+		if c.MQTTCA != "" || c.MQTTCert != "" || c.MQTTKey != "" {
+			return fmt.Errorf("--mqtt-ca, --mqtt-cert and --mqtt-key go with --mqtt-broker")
+		}
+		return nil
+	}
+	if !strings.HasPrefix(c.MQTTBroker, "mqtts://") {
+		return fmt.Errorf("--mqtt-broker %q: must be mqtts://HOST:PORT (identities are TLS certificates)", c.MQTTBroker)
+	}
+	for flag, v := range map[string]string{"--mqtt-ca": c.MQTTCA, "--mqtt-cert": c.MQTTCert, "--mqtt-key": c.MQTTKey} {
+		if v == "" {
+			return fmt.Errorf("%s is required with --mqtt-broker", flag)
+		}
+	}
+	return nil
+}

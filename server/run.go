@@ -47,7 +47,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("cluster certificates: %w", err)
 	}
-	handler, err := buildHandler(ctx, cfg, log, store, ca)
+	side := &mqttSide{}
+	defer side.close()
+	handler, err := buildHandler(ctx, cfg, log, store, ca, side)
 	if err != nil {
 		return err
 	}
@@ -55,14 +57,18 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // buildHandler wires the REST API, the join endpoints (served before
-// authentication: the token in the body is the credential) and node
-// certificate revocation. Background parts stop when ctx ends.
-func buildHandler(ctx context.Context, cfg Config, log *slog.Logger, store datastore.Store, ca *pki.PKI) (http.Handler, error) {
-	certs := join.NewNodeCertRegistry(store, join.NodeCertRegistryConfig{Logger: log})
+// authentication: the token in the body is the credential), node
+// certificate revocation and the MQTT side. Background parts stop when ctx
+// ends.
+func buildHandler(ctx context.Context, cfg Config, log *slog.Logger, store datastore.Store, ca *pki.PKI, side *mqttSide) (http.Handler, error) {
+	certs := join.NewNodeCertRegistry(store, join.NodeCertRegistryConfig{Logger: log, OnInvalidate: side.revoke})
 	if err := certs.Start(ctx); err != nil {
 		return nil, fmt.Errorf("node certificate registry: %w", err)
 	}
 	context.AfterFunc(ctx, certs.Stop)
+	if err := side.start(ctx, cfg, log, ca, certs.Check); err != nil {
+		return nil, err
+	}
 	authn := auth.NewAuthenticator(ca.CAPool(), auth.NewSecretTokenLookup(secretLister(store), auth.SecretTokenLookupConfig{}),
 		auth.WithNodeCertCheck(certs.Check))
 	api, err := NewAPI(ctx, APIConfig{Store: store, Authn: authn, Authz: auth.NewAuthorizer(NewNodeGraph(store)), Log: log})
@@ -76,7 +82,8 @@ func buildHandler(ctx context.Context, cfg Config, log *slog.Logger, store datas
 	if _, err := join.EnsureDefaultToken(ctx, tokens, ca, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("default join token: %w", err)
 	}
-	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: ca, Certs: certs, Logger: log})
+	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: ca, Certs: certs, Logger: log,
+		MQTTAddresses: func() []string { return side.addrs }})
 	if err != nil {
 		return nil, err
 	}

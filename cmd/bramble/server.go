@@ -28,6 +28,11 @@ func newServerCommand() *cobra.Command {
 	f.StringVar(&cfg.DatastoreEndpoint, "datastore-endpoint", "", "datastore to use (default: SQLite in <data-dir>/server/db/state.db)")
 	f.DurationVar(&cfg.CompactInterval, "datastore-compact-interval", 5*time.Minute, "how often old datastore revisions are compacted")
 	f.Int64Var(&cfg.CompactRetain, "datastore-compact-retain", 1000, "how many recent revisions compaction keeps readable")
+	f.IntVar(&cfg.MQTTListenPort, "mqtt-listen-port", server.DefaultMQTTPort, "port of the embedded MQTT broker (TLS)")
+	f.StringVar(&cfg.MQTTBroker, "mqtt-broker", "", "use this external broker (mqtts://HOST:PORT) instead of the embedded one")
+	f.StringVar(&cfg.MQTTCA, "mqtt-ca", "", "with --mqtt-broker: CA certificate(s) of the external broker")
+	f.StringVar(&cfg.MQTTCert, "mqtt-cert", "", "with --mqtt-broker: the server's client certificate")
+	f.StringVar(&cfg.MQTTKey, "mqtt-key", "", "with --mqtt-broker: the server's client key")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd

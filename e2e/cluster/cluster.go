@@ -58,6 +58,7 @@ type Server struct {
 	t          testing.TB
 	DataDir    string
 	Port       int
+	MQTTPort   int
 	Kubeconfig string
 	Home       string // HOME for kubectl, so its discovery cache is per test
 	cmd        *exec.Cmd
@@ -83,7 +84,7 @@ func FreePort(t testing.TB) int {
 func StartServer(t testing.TB, extraArgs ...string) *Server {
 	t.Helper()
 	dir := t.TempDir()
-	s := &Server{t: t, DataDir: filepath.Join(dir, "data"), Port: FreePort(t),
+	s := &Server{t: t, DataDir: filepath.Join(dir, "data"), Port: FreePort(t), MQTTPort: FreePort(t),
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home")}
 	if err := os.MkdirAll(s.Home, 0o700); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,8 @@ func StartServer(t testing.TB, extraArgs ...string) *Server {
 func (s *Server) Start(extraArgs ...string) time.Duration {
 	s.t.Helper()
 	args := append([]string{"server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(s.Port),
-		"--bind-address", "127.0.0.1", "--write-kubeconfig", s.Kubeconfig, "--disable-agent"}, extraArgs...)
+		"--bind-address", "127.0.0.1", "--write-kubeconfig", s.Kubeconfig, "--disable-agent",
+		"--mqtt-listen-port", strconv.Itoa(s.MQTTPort)}, extraArgs...)
 	s.cmd = exec.Command(Bin, args...)
 	s.logs = &syncBuffer{}
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
