@@ -77,6 +77,7 @@ func DialBus(ctx context.Context, cfg BusConfig) (Bus, error) {
 		SetTLSConfig(cfg.TLS.Clone()).SetCleanSession(false).SetAutoReconnect(true).
 		SetConnectTimeout(cfg.Timeout).SetMaxReconnectInterval(10 * time.Second).
 		SetKeepAlive(30 * time.Second).SetProtocolVersion(4).SetOnConnectHandler(b.onConnect).
+		SetOrderMatters(true).SetStore(NewPahoStore()).
 		SetConnectionLostHandler(func(_ paho.Client, err error) {
 			b.log.Warn("mqtt broker connection lost; reconnecting", "broker", broker, "err", err)
 		})
@@ -156,6 +157,12 @@ func (b *pahoBus) Publish(ctx context.Context, topic string, qos byte, retained 
 	}
 	if b.isClosed() {
 		return fmt.Errorf("publish %s: %w", topic, ErrBusClosed)
+	}
+	// Fail at once while reconnecting instead of waiting on a token that
+	// only completes after the reconnect: the publisher then catches the
+	// node up from its acknowledged revision.
+	if !b.client.IsConnectionOpen() {
+		return fmt.Errorf("publish %s: %w", topic, ErrBusDisconnected)
 	}
 	if err := waitToken(ctx, b.client.Publish(topic, qos, retained, payload), 0); err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)

@@ -106,7 +106,7 @@ func TestDecodeWatchEvent(t *testing.T) {
 		t.Errorf("got %+v, want MODIFIED pods/default/web at 7", w)
 	}
 	bad := map[string]string{
-		`{"type":"DELETED","resource":"pods","namespace":"default","name":"web","rev":7}`:                         "object: missing",
+		`{"type":"DELETED","resource":"pods","namespace":"default","name":"web","rev":7}`:                        "object: missing",
 		`{"type":"ADDED","resource":"pods","namespace":"default","name":"web","rev":0,"object":` + podJSON + `}`: "rev: got 0",
 	}
 	for payload, want := range bad {

@@ -14,6 +14,10 @@ import (
 // ErrBusClosed is returned by a Bus used after Close.
 var ErrBusClosed = errors.New("mqtt bus closed")
 
+// ErrBusDisconnected: an external broker is not connected right now; the
+// bus reconnects by itself.
+var ErrBusDisconnected = errors.New("mqtt bus not connected to the broker")
+
 // inlineBus is the server's Bus on the embedded broker: mochi's inline
 // client, in process, exempt from the ACLs. Publish delivers to local
 // subscribers on the caller's goroutine and queues to network clients

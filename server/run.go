@@ -16,6 +16,7 @@ import (
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
+	"github.com/bramble-edge/bramble/server/publish"
 )
 
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then
@@ -69,6 +70,11 @@ func buildHandler(ctx context.Context, cfg Config, log *slog.Logger, store datas
 	if err := side.start(ctx, cfg, log, ca, certs.Check); err != nil {
 		return nil, err
 	}
+	pub := publish.New(publish.Config{Store: store, Bus: side.bus, Logger: log})
+	if err := pub.Start(ctx); err != nil {
+		return nil, fmt.Errorf("mqtt publisher: %w", err)
+	}
+	context.AfterFunc(ctx, pub.Stop)
 	authn := auth.NewAuthenticator(ca.CAPool(), auth.NewSecretTokenLookup(secretLister(store), auth.SecretTokenLookupConfig{}),
 		auth.WithNodeCertCheck(certs.Check))
 	api, err := NewAPI(ctx, APIConfig{Store: store, Authn: authn, Authz: auth.NewAuthorizer(NewNodeGraph(store)), Log: log})

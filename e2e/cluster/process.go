@@ -46,9 +46,19 @@ func (b *Background) Stop() {
 // StartKubectl runs kubectl in the background until the test ends.
 func StartKubectl(t testing.TB, s *Server, args ...string) *Background {
 	t.Helper()
-	b := &Background{done: make(chan struct{})}
-	b.cmd = exec.Command(KubectlPath, args...)
-	b.cmd.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig, "HOME="+s.Home)
+	return start(t, exec.Command(KubectlPath, args...), "KUBECONFIG="+s.Kubeconfig, "HOME="+s.Home)
+}
+
+// StartCommand runs any program in the background until the test ends.
+func StartCommand(t testing.TB, name string, args ...string) *Background {
+	t.Helper()
+	return start(t, exec.Command(name, args...))
+}
+
+func start(t testing.TB, cmd *exec.Cmd, env ...string) *Background {
+	t.Helper()
+	b := &Background{cmd: cmd, done: make(chan struct{})}
+	b.cmd.Env = append(os.Environ(), env...)
 	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
 	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)

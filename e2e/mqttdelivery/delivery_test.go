@@ -1,7 +1,8 @@
 // Package mqttdelivery tests MQTT delivery end to end with real parts: a
 // real SQLite store, the real REST API and join endpoints on a TLS
 // listener, node certificates from a real join, the publisher, node
-// clients, and Debian's mosquitto as the broker.
+// clients, with the embedded broker and with Debian's mosquitto as an
+// external one.
 package mqttdelivery
 
 import (
@@ -16,6 +17,14 @@ import (
 	"github.com/bramble-edge/bramble/mqtt/client"
 	"github.com/bramble-edge/bramble/server/publish"
 )
+
+// testBroker is a broker the test can kill and start again on the same
+// address: mosquitto, or the embedded broker.
+type testBroker interface {
+	url() string
+	kill()
+	start()
+}
 
 // node is one joined node with its client and recording applier.
 type node struct {
@@ -38,15 +47,28 @@ func (n *node) connect(t testing.TB) {
 // TestDeliverySurvivesBrokerDropsAndServerRestart: while hundreds of
 // objects change, the broker is killed and started again repeatedly (every
 // connection and every queued message lost), one node's client is closed
-// and started again, and the server (API and publisher) is restarted once
-// with writes going on while no publisher runs. Every node must end with
-// exactly the server's view of it, and no applier may ever see a revision
+// and started again holding nothing, another holding what it had (an
+// agent's local cache), and the server (API and publisher) is restarted
+// once with writes going on while no publisher runs. Every node must end
+// with exactly the server's view of it, and no applier may ever see a revision
 // twice or out of order.
 func TestDeliverySurvivesBrokerDropsAndServerRestart(t *testing.T) {
-	c := newCluster(t)
-	ca, cert, key := c.brokerFiles()
-	broker := newMosquitto(t, ca, cert, key)
-	c.broker = broker.url()
+	t.Run("embedded", func(t *testing.T) {
+		c := newCluster(t)
+		e := newEmbedded(t, c)
+		c.broker, c.newBus = e.url(), e.serverBus
+		runDelivery(t, c, e)
+	})
+	t.Run("mosquitto", func(t *testing.T) {
+		c := newCluster(t)
+		ca, cert, key := c.brokerFiles()
+		m := newMosquitto(t, ca, cert, key)
+		c.broker = m.url()
+		runDelivery(t, c, m)
+	})
+}
+
+func runDelivery(t *testing.T, c *cluster, broker testBroker) {
 	tuning := publish.Config{StallTimeout: 2 * time.Second, NodeQueue: 64, PublishTimeout: 2 * time.Second}
 	c.startPublisher(tuning)
 	t.Cleanup(c.stopPublisher)
@@ -72,6 +94,11 @@ func TestDeliverySurvivesBrokerDropsAndServerRestart(t *testing.T) {
 			nodes[3].cl.Close()
 		case 320:
 			nodes[3].connect(t)
+		case 380: // another restarts with its local cache
+			nodes[2].cl.Close()
+		case 400:
+			nodes[2].cfg.Rev = nodes[2].rec.Rev()
+			nodes[2].connect(t)
 		}
 	}
 	t.Logf("%d writes through the API", w.writes)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/mqtt"
+
 	"github.com/bramble-edge/bramble/datastore"
 	nodejoin "github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/server"
@@ -49,7 +51,10 @@ type cluster struct {
 	broker   string
 
 	pub *publish.Publisher
-	bus *pahoBus
+	bus mqtt.Bus
+	// newBus connects the server side to the broker; nil dials it as an
+	// external broker with mqtt.DialBus.
+	newBus func() mqtt.Bus
 }
 
 func newCluster(t testing.TB) *cluster {
@@ -118,15 +123,11 @@ func (c *cluster) brokerFiles() (ca, cert, key string) {
 // publisher on the store.
 func (c *cluster) startPublisher(tuning publish.Config) {
 	c.t.Helper()
-	certPEM, keyPEM, err := c.pki.NewClientCert("bramble-server", nil, time.Hour)
-	if err != nil {
-		c.t.Fatal(err)
+	if c.newBus != nil {
+		c.bus = c.newBus()
+	} else {
+		c.bus = c.dialExternal()
 	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.bus = newPahoBus(c.broker, "bramble-server", &tls.Config{RootCAs: c.pki.CAPool(), Certificates: []tls.Certificate{pair}})
 	tuning.Store, tuning.Bus, tuning.Logger = c.store, c.bus, testLogger()
 	c.pub = publish.New(tuning)
 	if err := c.pub.Start(context.Background()); err != nil {
@@ -140,6 +141,26 @@ func (c *cluster) stopPublisher() {
 		c.bus.Close()
 		c.pub, c.bus = nil, nil
 	}
+}
+
+// dialExternal connects to an external broker as the server does with
+// --mqtt-broker: mqtt.DialBus with a server identity from the cluster CA.
+func (c *cluster) dialExternal() mqtt.Bus {
+	c.t.Helper()
+	certPEM, keyPEM, err := c.pki.NewClientCert(mqtt.DefaultServerName, []string{mqtt.ServerGroup}, time.Hour)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	bus, err := mqtt.DialBus(context.Background(), mqtt.BusConfig{URL: c.broker, Logger: testLogger(),
+		TLS: &tls.Config{RootCAs: c.pki.CAPool(), Certificates: []tls.Certificate{pair}}})
+	if err != nil {
+		c.t.Fatalf("dial the external broker: %v", err)
+	}
+	return bus
 }
 
 // restart stops the publisher, serves a new API instance and starts a new

@@ -49,7 +49,11 @@ type Config struct {
 	Brokers []string
 	// APIServer defaults to Credentials.ServerURL.
 	APIServer string
-	Logger    *slog.Logger
+	// Rev is the revision the Applier already holds (an agent restarting
+	// with its local cache): the client then asks for a catch-up from there
+	// instead of listing everything. 0 means it holds nothing.
+	Rev    int64
+	Logger *slog.Logger
 	// OnReceive, when set, is called on paho's delivery goroutine for each
 	// desired Event as it arrives, before it is queued; it must return
 	// quickly. Benchmarks use it to time commit-to-receipt.
@@ -78,7 +82,6 @@ type Client struct {
 	stream *stream
 
 	cancel context.CancelFunc
-	done   chan struct{}
 	once   sync.Once
 }
 
@@ -95,7 +98,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, node: cfg.Credentials.NodeName, log: cfg.Logger.With("node", cfg.Credentials.NodeName),
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg.Clone(), ForceAttemptHTTP2: true}, Timeout: time.Minute},
-		q:    newQueue(), done: make(chan struct{})}
+		q:    newQueue()}
 	c.stream = newStream(c)
 	c.mqtt = paho.NewClient(c.options(tlsCfg))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -152,7 +155,7 @@ func (c *Client) Close() {
 		}
 		c.mqtt.Disconnect(250)
 		c.cancel()
-		<-c.done
+		<-c.stream.done
 		c.http.CloseIdleConnections()
 	})
 }

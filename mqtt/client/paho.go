@@ -25,7 +25,7 @@ func (c *Client) options(tlsCfg *tls.Config) *paho.ClientOptions {
 	for _, b := range c.cfg.Brokers {
 		o.AddBroker(b)
 	}
-	o.SetClientID(c.node).SetTLSConfig(tlsCfg).SetCleanSession(false).SetOrderMatters(true)
+	o.SetClientID(c.node).SetTLSConfig(tlsCfg).SetCleanSession(false).SetOrderMatters(true).SetStore(mqtt.NewPahoStore())
 	o.SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(time.Second)
 	o.SetMaxReconnectInterval(c.cfg.MaxReconnectInterval).SetKeepAlive(c.cfg.KeepAlive)
 	o.SetPingTimeout(min(c.cfg.KeepAlive, 10*time.Second)).SetConnectTimeout(10 * time.Second)
@@ -89,6 +89,8 @@ func (c *Client) onMessage(_ paho.Client, m paho.Message) {
 	}
 	c.q.push(item{ev: ev})
 }
+
+func (c *Client) connected() bool { return c.mqtt.IsConnectionOpen() }
 
 // sendAck publishes an ACK or HELLO without waiting: acks are advisory,
 // and the server notices lost ones.

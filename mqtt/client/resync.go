@@ -57,6 +57,15 @@ func (c *Client) fetchState(ctx context.Context) (State, error) {
 			refs[r] = true
 		}
 	}
+	if err := c.fetchReferenced(ctx, refs, &st); err != nil {
+		return State{}, err
+	}
+	return st, nil
+}
+
+// fetchReferenced adds the referenced ConfigMaps and Secrets that exist to
+// st.
+func (c *Client) fetchReferenced(ctx context.Context, refs map[mqtt.ObjectRef]bool, st *State) error {
 	for r := range refs {
 		var obj json.RawMessage
 		err := c.get(ctx, "/api/v1/namespaces/"+r.Namespace+"/"+r.Resource+"/"+r.Name, &obj)
@@ -64,11 +73,11 @@ func (c *Client) fetchState(ctx context.Context) (State, error) {
 			continue
 		}
 		if err != nil {
-			return State{}, fmt.Errorf("get %s: %w", r, err)
+			return fmt.Errorf("get %s: %w", r, err)
 		}
 		st.Objects = append(st.Objects, mqtt.Change{Type: mqtt.Added, ObjectRef: r, Object: obj})
 	}
-	return st, nil
+	return nil
 }
 
 // get reads one JSON document from the API server.

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -15,7 +16,14 @@ import (
 // something was missed: the stream says hello (asking the server for a
 // catch-up) and, if none comes within GapWait, resyncs by REST.
 type stream struct {
-	c    *Client
+	applier       Applier
+	link          link
+	q             *queue
+	log           *slog.Logger
+	gapWait       time.Duration
+	helloInterval time.Duration
+	done          chan struct{} // closed when run returns
+
 	last int64
 	pub  atomic.Int64 // last, for Rev()
 
@@ -27,7 +35,19 @@ type stream struct {
 	gapSince time.Time // waiting for a catch-up since then (zero: not waiting)
 }
 
-func newStream(c *Client) *stream { return &stream{c: c} }
+// link is what the stream needs of the connection and the API server.
+type link interface {
+	sendAck(t mqtt.AckType, rev int64)
+	fetchState(ctx context.Context) (State, error)
+	connected() bool
+}
+
+func newStream(c *Client) *stream {
+	s := &stream{applier: c.cfg.Applier, link: c, q: c.q, log: c.log, gapWait: c.cfg.GapWait,
+		helloInterval: c.cfg.HelloInterval, done: make(chan struct{})}
+	s.setLast(max(c.cfg.Rev, 0))
+	return s
+}
 
 func (s *stream) rev() int64 { return s.pub.Load() }
 
@@ -37,29 +57,29 @@ func (s *stream) setLast(rev int64) {
 }
 
 func (s *stream) run(ctx context.Context) {
-	defer close(s.c.done)
-	idle := time.NewTimer(s.c.cfg.HelloInterval)
+	defer close(s.done)
+	idle := time.NewTimer(s.helloInterval)
 	defer idle.Stop()
 	for {
-		if it, ok := s.c.q.pop(); ok {
+		if it, ok := s.q.pop(); ok {
 			s.handle(ctx, it)
-			idle.Reset(s.c.cfg.HelloInterval)
+			idle.Reset(s.helloInterval)
 			continue
 		}
 		var gapTimer <-chan time.Time
 		if !s.gapSince.IsZero() {
-			gapTimer = time.After(time.Until(s.gapSince.Add(s.c.cfg.GapWait)))
+			gapTimer = time.After(time.Until(s.gapSince.Add(s.gapWait)))
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-s.c.q.ready:
+		case <-s.q.ready:
 		case <-gapTimer:
-			s.c.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
+			s.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
 			s.resync(ctx)
 		case <-idle.C:
 			s.idleHello()
-			idle.Reset(s.c.cfg.HelloInterval)
+			idle.Reset(s.helloInterval)
 		}
 	}
 }
@@ -68,8 +88,8 @@ func (s *stream) run(ctx context.Context) {
 // or Events, lost while the broker restarted would otherwise go unnoticed
 // until the node's next change.
 func (s *stream) idleHello() {
-	if s.last > 0 && s.c.mqtt.IsConnectionOpen() {
-		s.c.sendAck(mqtt.AckHello, s.last)
+	if s.last > 0 && s.link.connected() {
+		s.link.sendAck(mqtt.AckHello, s.last)
 	}
 }
 
@@ -78,7 +98,7 @@ func (s *stream) handle(ctx context.Context, it item) {
 		if s.last == 0 {
 			s.resync(ctx) // nothing held yet: start from a full list
 		}
-		s.c.sendAck(mqtt.AckHello, s.last)
+		s.link.sendAck(mqtt.AckHello, s.last)
 		return
 	}
 	ev := it.ev
@@ -88,11 +108,11 @@ func (s *stream) handle(ctx context.Context, it item) {
 	switch {
 	case ev.Type == mqtt.EventRelist:
 		if ev.Rev > s.last {
-			s.c.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last)
+			s.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last)
 			s.resync(ctx)
 		}
 	case ev.Rev <= s.last:
-		s.c.sendAck(mqtt.AckApplied, s.last) // a duplicate; repeat the ack in case it was lost
+		s.link.sendAck(mqtt.AckApplied, s.last) // a duplicate; repeat the ack in case it was lost
 	case ev.Prev > s.last:
 		s.gap(ctx, ev)
 	default:
@@ -104,20 +124,20 @@ func (s *stream) handle(ctx context.Context, it item) {
 // resync when it does not come in time.
 func (s *stream) gap(ctx context.Context, ev *mqtt.Event) {
 	if s.gapSince.IsZero() {
-		s.c.log.Info("gap in the desired stream; asking for a catch-up", "held", s.last, "prev", ev.Prev, "rev", ev.Rev)
+		s.log.Info("gap in the desired stream; asking for a catch-up", "held", s.last, "prev", ev.Prev, "rev", ev.Rev)
 		s.gapSince = time.Now()
-		s.c.sendAck(mqtt.AckHello, s.last)
+		s.link.sendAck(mqtt.AckHello, s.last)
 		return
 	}
-	if time.Since(s.gapSince) >= s.c.cfg.GapWait {
-		s.c.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
+	if time.Since(s.gapSince) >= s.gapWait {
+		s.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
 		s.resync(ctx)
 	}
 }
 
 func (s *stream) apply(ctx context.Context, ev *mqtt.Event) {
-	if err := s.c.cfg.Applier.Apply(ctx, s.withoutStale(ev)); err != nil {
-		s.c.log.Warn("apply failed; resyncing by REST", "rev", ev.Rev, "err", err)
+	if err := s.applier.Apply(ctx, s.withoutStale(ev)); err != nil {
+		s.log.Warn("apply failed; resyncing by REST", "rev", ev.Rev, "err", err)
 		s.resync(ctx)
 		return
 	}
@@ -126,7 +146,7 @@ func (s *stream) apply(ctx context.Context, ev *mqtt.Event) {
 	if s.floor != nil && s.last >= s.floorMax {
 		s.floor = nil
 	}
-	s.c.sendAck(mqtt.AckApplied, ev.Rev)
+	s.link.sendAck(mqtt.AckApplied, ev.Rev)
 }
 
 // withoutStale leaves out changes older than what a resync already gave.
@@ -149,15 +169,15 @@ func (s *stream) withoutStale(ev *mqtt.Event) mqtt.Event {
 func (s *stream) resync(ctx context.Context) {
 	wait := 200 * time.Millisecond
 	for ctx.Err() == nil {
-		st, err := s.c.fetchState(ctx)
+		st, err := s.link.fetchState(ctx)
 		if err == nil {
-			err = s.c.cfg.Applier.Resync(ctx, st)
+			err = s.applier.Resync(ctx, st)
 		}
 		if err == nil {
 			s.resynced(st)
 			return
 		}
-		s.c.log.Warn("resync failed; retrying", "err", err, "in", wait)
+		s.log.Warn("resync failed; retrying", "err", err, "in", wait)
 		select {
 		case <-ctx.Done():
 		case <-time.After(wait):
@@ -179,6 +199,6 @@ func (s *stream) resynced(st State) {
 			s.floorMax = max(s.floorMax, rv)
 		}
 	}
-	s.c.log.Info("resynced by REST", "rev", st.Rev, "objects", len(st.Objects))
-	s.c.sendAck(mqtt.AckApplied, st.Rev)
+	s.log.Info("resynced by REST", "rev", st.Rev, "objects", len(st.Objects))
+	s.link.sendAck(mqtt.AckApplied, st.Rev)
 }

@@ -96,23 +96,8 @@ func (p *Publisher) finishCatchup(res walkResult) {
 // the node's view now: referenced objects first, then pods, then what left.
 func (p *Publisher) catchupEvent(node string, res walkResult, c *catchup) (*mqtt.Event, error) {
 	ev := &mqtt.Event{Type: mqtt.EventChanges, Rev: p.processed, Prev: c.from}
-	touched := map[mqtt.ObjectRef]bool{}
-	for r := range res.refs {
-		touched[r] = true
-	}
-	for r := range res.touched {
-		if p.idx.users[r][node] > 0 {
-			touched[r] = true
-		}
-	}
-	for r := range res.pods {
-		touched[r] = true
-	}
-	for r := range c.live {
-		touched[r] = true
-	}
 	var ups, downs []change
-	for _, r := range sortedRefs(touched) {
+	for _, r := range sortedRefs(p.touched(node, res, c)) {
 		in, kv := p.idx.inView(node, r)
 		switch {
 		case !in:
@@ -130,6 +115,28 @@ func (p *Publisher) catchupEvent(node string, res walkResult, c *catchup) (*mqtt
 		}
 	}
 	return ev, p.encodeChanges(ev, sortForNode(ups), sortForNode(downs))
+}
+
+// touched is every object of the node's view, then or now, that changed
+// since c.from: pods seen on the node, what those pod versions referenced,
+// referenced objects written meanwhile, and the live changes.
+func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.ObjectRef]bool {
+	out := map[mqtt.ObjectRef]bool{}
+	for r := range res.refs {
+		out[r] = true
+	}
+	for r := range res.touched {
+		if p.idx.users[r][node] > 0 {
+			out[r] = true
+		}
+	}
+	for r := range res.pods {
+		out[r] = true
+	}
+	for r := range c.live {
+		out[r] = true
+	}
+	return out
 }
 
 func (p *Publisher) encodeChanges(ev *mqtt.Event, lists ...[]change) error {

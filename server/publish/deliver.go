@@ -152,7 +152,7 @@ func (p *Publisher) reload() error {
 		p.log.Warn("reload index failed", "err", err)
 		return err
 	}
-	p.idx, p.processed = idx, rev
+	p.idx, p.processed, p.start = idx, rev, rev // new chains cannot vouch for what was missed
 	p.log.Warn("publisher fell behind compaction; every node relists", "rev", rev)
 	for _, n := range p.nodes {
 		p.relist(n)

@@ -95,15 +95,9 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 
 func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	old := x.pods[ref]
-	var cur *podEntry
-	if ev.Type != datastore.EventDelete {
-		pod, err := decodePod(ev.KV)
-		if err != nil {
-			return err
-		}
-		if pod.Spec.NodeName != "" {
-			cur = &podEntry{node: pod.Spec.NodeName, refs: mqtt.PodReferences(pod)}
-		}
+	cur, err := placement(ref, ev)
+	if err != nil {
+		return err
 	}
 	if cur != nil {
 		x.use(cur, +1, out)
@@ -128,6 +122,20 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 		x.pods[ref] = cur
 	}
 	return nil
+}
+
+// placement is where the pod version of ev runs and what it references;
+// nil when it is deleted or unbound.
+func placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, error) {
+	if ev.Type == datastore.EventDelete {
+		return nil, nil
+	}
+	pod, err := decodePod(ev.KV)
+	if err != nil || pod.Spec.NodeName == "" {
+		return nil, err
+	}
+	pod.Namespace = ref.Namespace // the key is the truth
+	return &podEntry{node: pod.Spec.NodeName, refs: mqtt.PodReferences(pod)}, nil
 }
 
 // use counts a pod's references on its node up or down; an existing object

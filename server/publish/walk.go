@@ -89,13 +89,13 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 		if prev == nil && ev.Type == datastore.EventDelete {
 			prev = ev.KV
 		}
-		wasOn, err := res.notePod(node, prev)
+		wasOn, err := res.notePod(node, ref, prev)
 		if err != nil {
 			return err
 		}
 		var isOn bool
 		if ev.Type != datastore.EventDelete {
-			if isOn, err = res.notePod(node, ev.KV); err != nil {
+			if isOn, err = res.notePod(node, ref, ev.KV); err != nil {
 				return err
 			}
 		}
@@ -110,7 +110,7 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 
 // notePod reports whether the pod version kv is on node, and if so notes
 // what it references.
-func (res *walkResult) notePod(node string, kv *datastore.KeyValue) (bool, error) {
+func (res *walkResult) notePod(node string, ref mqtt.ObjectRef, kv *datastore.KeyValue) (bool, error) {
 	if kv == nil {
 		return false, nil
 	}
@@ -122,6 +122,7 @@ func (res *walkResult) notePod(node string, kv *datastore.KeyValue) (bool, error
 	if err != nil {
 		return false, err
 	}
+	pod.Namespace = ref.Namespace
 	for _, r := range mqtt.PodReferences(pod) {
 		res.refs[r] = true
 	}
