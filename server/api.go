@@ -126,8 +126,11 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
-	if err := a.authz.Authorize(r.Context(), user, ri.attributes()); err != nil {
-		a.writeError(w, r, authError(err, auth.ErrForbidden, func(err error) error { return forbidden(ri, user, err) }))
+	ri.user = user
+	if ri.authorizeAfterDecode() {
+		ri.createAuthz = true
+	} else if err := a.authorize(r.Context(), ri, ri.attributes()); err != nil {
+		a.writeError(w, r, err)
 		return
 	}
 	if ri.res == nil {
@@ -135,6 +138,15 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.dispatch(w, r, ri)
+}
+
+// authorize asks the authorizer about attrs for ri's user and turns a
+// refusal into a 403 Status.
+func (a *API) authorize(ctx context.Context, ri *requestInfo, attrs auth.Attributes) error {
+	if err := a.authz.Authorize(ctx, ri.user, attrs); err != nil {
+		return authError(err, auth.ErrForbidden, func(err error) error { return forbidden(ri, ri.user, err) })
+	}
+	return nil
 }
 
 // responseRecorder remembers the status code and byte count of a response

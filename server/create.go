@@ -46,6 +46,13 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, ri *requestInfo) er
 	if err != nil {
 		return err
 	}
+	if ri.createAuthz {
+		attrs := ri.attributes()
+		attrs.Name = obj.GetName()
+		if err := a.authorize(r.Context(), ri, attrs); err != nil {
+			return err
+		}
+	}
 	addWarnings(w, warnings)
 	created, err := a.createObject(r.Context(), ri.res, ri.namespace, obj, opts.dryRun)
 	if err != nil {

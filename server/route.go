@@ -27,6 +27,19 @@ type requestInfo struct {
 	// Set by dispatch from the Accept header and includeObject.
 	out           output
 	includeObject string
+
+	// user made the request; createAuthz is set when authorizing waits for
+	// the body (see API.serve).
+	user        *auth.User
+	createAuthz bool
+}
+
+// authorizeAfterDecode reports whether authorizing must wait for the body:
+// a node creating into a collection may only create objects of its own
+// (its Node, its Lease), and only the body names them.
+func (ri *requestInfo) authorizeAfterDecode() bool {
+	return ri.verb == "create" && ri.res != nil && ri.sub == "" && ri.name == "" &&
+		ri.user != nil && ri.user.Role == auth.RoleNode
 }
 
 func (ri *requestInfo) attributes() auth.Attributes {

@@ -164,3 +164,10 @@ func NewAnonymous(t testing.TB, s *Server) *Client {
 	tr.TLSClientConfig.Certificates = nil
 	return &Client{t: t, base: c.base, http: &http.Client{Timeout: 30 * time.Second, Transport: tr}}
 }
+
+// NewClientTLS is a client for base that presents what tc holds (a node's
+// certificate, say).
+func NewClientTLS(t testing.TB, base string, tc *tls.Config) *Client {
+	t.Helper()
+	return &Client{t: t, base: base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}}
+}

@@ -86,3 +86,17 @@ func WaitFor(t testing.TB, timeout time.Duration, cond func() bool, what string)
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// MustRun runs a program to completion and returns its standard output;
+// a non-zero exit fails the test with what it printed.
+func MustRun(t testing.TB, name string, args ...string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s%s", name, args, err, out, stderr.String())
+	}
+	return string(out)
+}
