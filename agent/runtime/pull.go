@@ -1,0 +1,174 @@
+package runtime
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/containerd/containerd"
+	"github.com/containerd/containerd/remotes/docker"
+	"github.com/containerd/log"
+	"github.com/sirupsen/logrus"
+)
+
+// pull fetches name for this node's platform and unpacks it.
+func (c *Containerd) pull(ctx context.Context, name string, creds Credentials) (containerd.Image, error) {
+	ctx = c.withClientLog(ctx)
+	hosts := &registryHosts{c: c, creds: creds}
+	defer hosts.closeIdle()
+	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup})
+	start := time.Now()
+	img, err := c.client.Pull(ctx, name,
+		containerd.WithResolver(resolver),
+		containerd.WithPullUnpack,
+		containerd.WithPullSnapshotter(c.cfg.Snapshotter),
+		containerd.WithMaxConcurrentDownloads(3),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("pull image %s: %w", name, err)
+	}
+	c.log.Info("pulled image", "image", name, "digest", img.Target().Digest.String(), "took", time.Since(start))
+	return img, nil
+}
+
+// registryHosts turns the registries config into the endpoints containerd's
+// resolver tries for one pull: the mirrors in order, then the registry.
+type registryHosts struct {
+	c          *Containerd
+	creds      Credentials
+	transports []*http.Transport
+}
+
+func (h *registryHosts) lookup(host string) ([]docker.RegistryHost, error) {
+	mirror, ok := h.c.cfg.Registries.Mirrors[host]
+	if !ok {
+		mirror = h.c.cfg.Registries.Mirrors["*"]
+	}
+	var out []docker.RegistryHost
+	for _, ep := range mirror.Endpoints {
+		u, err := parseEndpoint(ep)
+		if err != nil {
+			return nil, fmt.Errorf("mirror of %s: %w", host, err)
+		}
+		rh, err := h.registryHost(u, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rh)
+	}
+	def, _ := docker.DefaultHost(host)
+	for _, rh := range out {
+		if rh.Host == def && rh.Scheme == "https" {
+			return out, nil
+		}
+	}
+	rh, err := h.registryHost(&url.URL{Scheme: "https", Host: def}, docker.IsLocalhost(def))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, rh), nil
+}
+
+// registryHost builds one endpoint with its TLS settings and login. A
+// registry on localhost may answer in plain HTTP, as Docker allows.
+func (h *registryHosts) registryHost(u *url.URL, httpFallback bool) (docker.RegistryHost, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tlsCfg, err := h.c.tlsConfig(u.Host)
+	if err != nil {
+		return docker.RegistryHost{}, err
+	}
+	tr.TLSClientConfig = tlsCfg
+	h.transports = append(h.transports, tr)
+	client := &http.Client{Transport: tr}
+	if httpFallback {
+		client.Transport = docker.NewHTTPFallback(tr)
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	if !strings.HasSuffix(path, "/v2") {
+		path += "/v2"
+	}
+	creds := func(host string) (string, string, error) { return h.c.lookupAuth(h.creds, host) }
+	return docker.RegistryHost{
+		Client:       client,
+		Authorizer:   docker.NewDockerAuthorizer(docker.WithAuthClient(client), docker.WithAuthCreds(creds)),
+		Host:         u.Host,
+		Scheme:       u.Scheme,
+		Path:         path,
+		Capabilities: docker.HostCapabilityPull | docker.HostCapabilityResolve,
+	}, nil
+}
+
+func (h *registryHosts) closeIdle() {
+	for _, tr := range h.transports {
+		tr.CloseIdleConnections()
+	}
+}
+
+// tlsConfig reads the configs[host].tls files, if any.
+func (c *Containerd) tlsConfig(host string) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	rc, ok := c.cfg.Registries.Configs[host]
+	if !ok || rc.TLS == nil {
+		return cfg, nil
+	}
+	cfg.InsecureSkipVerify = rc.TLS.InsecureSkipVerify
+	if rc.TLS.CAFile != "" {
+		pem, err := os.ReadFile(rc.TLS.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("registry %s: read ca_file: %w", host, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("registry %s: ca_file %s holds no PEM certificate", host, rc.TLS.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if rc.TLS.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(rc.TLS.CertFile, rc.TLS.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("registry %s: load client certificate: %w", host, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// withClientLog routes what containerd's client library logs (through
+// logrus, e.g. "trying next host" while resolving) into our slog logger,
+// one level down: its info is our debug.
+func (c *Containerd) withClientLog(ctx context.Context) context.Context {
+	l := logrus.New()
+	l.Out = io.Discard
+	l.SetLevel(logrus.InfoLevel)
+	l.AddHook(slogHook{c.log})
+	return log.WithLogger(ctx, logrus.NewEntry(l))
+}
+
+type slogHook struct{ log *slog.Logger }
+
+func (slogHook) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (h slogHook) Fire(e *logrus.Entry) error {
+	level := slog.LevelDebug
+	switch {
+	case e.Level <= logrus.ErrorLevel:
+		level = slog.LevelError
+	case e.Level == logrus.WarnLevel:
+		level = slog.LevelWarn
+	}
+	attrs := make([]any, 0, 2*len(e.Data)+2)
+	attrs = append(attrs, "source", "containerd-client")
+	for k, v := range e.Data {
+		attrs = append(attrs, k, v)
+	}
+	h.log.Log(context.Background(), level, e.Message, attrs...)
+	return nil
+}

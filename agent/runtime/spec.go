@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ContainerSpec is one container as the pod worker resolved it: volumes are
+// already host paths, env values already looked up. Containers always share
+// the host's network (and UTS) namespace for now.
+type ContainerSpec struct {
+	// ID names the container in containerd; unique in the namespace.
+	ID     string
+	PodUID string
+	// Name is the container's name in its pod.
+	Name  string
+	Image string
+	// Command replaces the image's entrypoint; Args replaces its cmd, as
+	// in Kubernetes (a Command without Args drops the image's cmd).
+	Command    []string
+	Args       []string
+	Env        []EnvVar
+	WorkingDir string
+	Mounts     []Mount
+	// CPUQuota is microseconds of CPU per CPUPeriod (default 100000); 0
+	// means no limit. 1.5 CPUs is CPUQuota 150000.
+	CPUQuota  int64
+	CPUPeriod uint64
+	// CPUShares is the relative CPU weight (Kubernetes: from requests).
+	CPUShares uint64
+	// MemoryLimit in bytes; 0 means no limit.
+	MemoryLimit int64
+	// LogPath is the absolute file stdout and stderr go to, as CRI lines;
+	// empty discards the output.
+	LogPath string
+	// Labels are kept on the container; keys under bramble.io/ are ours.
+	Labels map[string]string
+}
+
+// EnvVar is one environment variable.
+type EnvVar struct {
+	Name  string
+	Value string
+}
+
+// Mount binds HostPath into the container at ContainerPath.
+type Mount struct {
+	HostPath      string
+	ContainerPath string
+	ReadOnly      bool
+}
+
+// State is a container's lifecycle state.
+type State string
+
+// States. StateCreated is a container with no task: one whose start failed
+// half-way, or one that was running when the host rebooted.
+const (
+	StateCreated State = "created"
+	StateRunning State = "running"
+	StateExited  State = "exited"
+	StateUnknown State = "unknown"
+)
+
+// ContainerStatus describes a container this package created.
+type ContainerStatus struct {
+	ID, PodUID, Name string
+	Image            string
+	ImageDigest      string
+	LogPath          string
+	// Labels are the spec's labels, without this package's own.
+	Labels     map[string]string
+	State      State
+	Pid        uint32
+	ExitCode   int
+	OOMKilled  bool
+	CreatedAt  time.Time
+	StartedAt  time.Time
+	FinishedAt time.Time
+}
+
+var (
+	idPattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,75}$`)
+	envNamePattern = regexp.MustCompile(`^[^=\x00]+$`)
+)
+
+// Validate checks the spec and names the first bad field.
+func (s *ContainerSpec) Validate() error {
+	switch {
+	case !idPattern.MatchString(s.ID):
+		return fmt.Errorf("container spec: id %q: want 1-76 letters, digits, '_', '.', '-', starting with a letter or digit", s.ID)
+	case s.Image == "":
+		return fmt.Errorf("container spec %s: image is empty", s.ID)
+	case s.WorkingDir != "" && !filepath.IsAbs(s.WorkingDir):
+		return fmt.Errorf("container spec %s: workingDir %q is not absolute", s.ID, s.WorkingDir)
+	case s.LogPath != "" && !filepath.IsAbs(s.LogPath):
+		return fmt.Errorf("container spec %s: logPath %q is not absolute", s.ID, s.LogPath)
+	case s.MemoryLimit < 0:
+		return fmt.Errorf("container spec %s: memoryLimit %d is negative", s.ID, s.MemoryLimit)
+	case s.CPUQuota < 0:
+		return fmt.Errorf("container spec %s: cpuQuota %d is negative", s.ID, s.CPUQuota)
+	case s.CPUQuota > 0 && s.CPUQuota < 1000:
+		return fmt.Errorf("container spec %s: cpuQuota %d is below the kernel's minimum of 1000", s.ID, s.CPUQuota)
+	}
+	for i, e := range s.Env {
+		if !envNamePattern.MatchString(e.Name) {
+			return fmt.Errorf("container spec %s: env[%d].name %q must be non-empty without '=' or NUL", s.ID, i, e.Name)
+		}
+	}
+	for i, m := range s.Mounts {
+		if !filepath.IsAbs(m.HostPath) || !filepath.IsAbs(m.ContainerPath) {
+			return fmt.Errorf("container spec %s: mounts[%d]: hostPath %q and containerPath %q must both be absolute", s.ID, i, m.HostPath, m.ContainerPath)
+		}
+	}
+	for k := range s.Labels {
+		if strings.HasPrefix(k, labelPrefix) {
+			return fmt.Errorf("container spec %s: label %q: the %s prefix is reserved", s.ID, k, labelPrefix)
+		}
+	}
+	return nil
+}
