@@ -21,7 +21,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand())
+	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bramble:", err)
 		os.Exit(1)

@@ -1,0 +1,159 @@
+package pods
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/agent/runtime"
+)
+
+// errConfig marks a container whose config cannot be resolved yet (a
+// missing ConfigMap key...): reason CreateContainerConfigError.
+var errConfig = errors.New("container config")
+
+// start pulls the image, resolves the container's config and runs its
+// next attempt; on failure the container waits with the reason.
+func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container, st *ctrState) {
+	if w.volErr != nil {
+		st.waiting, st.message = "ContainerCreating", w.volErr.Error()
+		return
+	}
+	img, ok := w.ensureImage(ctx, pod, c, st)
+	if !ok {
+		return
+	}
+	spec, err := w.containerSpec(ctx, pod, c, st.nextAttempt)
+	if err != nil {
+		st.waiting, st.message = "CreateContainerConfigError", err.Error()
+		return
+	}
+	spec.Image = img.Name
+	if err := w.m.rt.RunContainer(ctx, spec); err != nil {
+		w.log.Warn("run container", "container", c.Name, "err", err)
+		st.waiting, st.message = "RunContainerError", err.Error()
+		st.nextStart = w.m.cfg.Clock.Now().Add(st.backoff)
+		st.delay, st.backoff = st.backoff, nextBackoff(st.backoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
+		return
+	}
+	w.retire(ctx, st)
+	st.id, st.attempt, st.hash, st.rs = spec.ID, st.nextAttempt, spec.Labels[LabelSpecHash], nil
+	st.nextAttempt++
+	st.exitHandled, st.waiting, st.message = false, "", ""
+	st.probes = newProbeSet(c, w.m.cfg.Clock.Now())
+	w.observe(ctx, st)
+}
+
+// retire makes the current container the previous one, removing the one
+// before it with its logs: two attempts are kept, for logs --previous.
+func (w *worker) retire(ctx context.Context, st *ctrState) {
+	if st.id == "" {
+		return
+	}
+	if st.rs != nil && st.rs.State == runtime.StateExited {
+		st.last = terminated(st.rs)
+	}
+	if st.prevID != "" {
+		w.remove(ctx, st.prevID)
+		w.removeLogs(st.name, st.attempt-1)
+	}
+	st.prevID = st.id
+}
+
+// removeLogs deletes an attempt's log files (rotated ones included) once
+// its container is gone; the current and previous attempts' stay.
+func (w *worker) removeLogs(name string, attempt int) {
+	matches, _ := filepath.Glob(logPath(w.m.cfg.DataDir, w.uid, name, attempt) + "*")
+	for _, f := range matches {
+		os.Remove(f)
+	}
+}
+
+// logPath is where an attempt of a container writes its log.
+func logPath(dataDir string, uid types.UID, name string, attempt int) string {
+	return filepath.Join(podDir(dataDir, uid), "logs", name, strconv.Itoa(attempt)+".log")
+}
+
+// ensureImage makes the image present; failures wait with ErrImagePull,
+// then ImagePullBackOff until the next try.
+func (w *worker) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Container, st *ctrState) (runtime.Image, bool) {
+	now := w.m.cfg.Clock.Now()
+	if now.Before(st.imageNext) {
+		st.waiting = "ImagePullBackOff"
+		return runtime.Image{}, false
+	}
+	img, err := w.m.rt.EnsureImage(ctx, c.Image, runtime.PullPolicy(c.ImagePullPolicy), w.pullCreds(ctx, pod))
+	if err != nil {
+		st.waiting, st.message = "ErrImagePull", err.Error()
+		st.imageBackoff = nextBackoff(st.imageBackoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
+		st.imageNext = now.Add(st.imageBackoff)
+		return runtime.Image{}, false
+	}
+	st.imageBackoff, st.imageNext = 0, now
+	return img, true
+}
+
+// pullCreds reads the pod's imagePullSecrets; missing ones are skipped.
+func (w *worker) pullCreds(ctx context.Context, pod *corev1.Pod) runtime.Credentials {
+	var creds runtime.Credentials
+	for _, ref := range pod.Spec.ImagePullSecrets {
+		data, err := w.m.lookup(ctx, KindSecret, pod.Namespace, ref.Name)
+		if err != nil {
+			w.log.Warn("imagePullSecret", "secret", ref.Name, "err", err)
+			continue
+		}
+		for _, key := range []string{corev1.DockerConfigJsonKey, corev1.DockerConfigKey} {
+			if b, ok := data[key]; ok {
+				c, err := runtime.ParseDockerConfig(b)
+				if err != nil {
+					w.log.Warn("imagePullSecret", "secret", ref.Name, "err", err)
+					continue
+				}
+				creds = creds.Merge(c)
+			}
+		}
+	}
+	return creds
+}
+
+// containerSpec resolves a container of the pod into the runtime's spec.
+func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.Container, attempt int) (runtime.ContainerSpec, error) {
+	env, err := resolveEnv(ctx, w.m.lookup, pod, c, w.m.cfg.NodeIP)
+	if err != nil {
+		return runtime.ContainerSpec{}, err
+	}
+	mounts, err := w.vols.mounts(c)
+	if err != nil {
+		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
+	}
+	id := ContainerID(pod.UID, c.Name, attempt)
+	s := runtime.ContainerSpec{
+		ID: id, PodUID: string(pod.UID), Name: c.Name, Image: c.Image,
+		Command: c.Command, Args: c.Args, Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
+		LogPath: logPath(w.m.cfg.DataDir, pod.UID, c.Name, attempt),
+		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
+	}
+	applyResources(&s, c.Resources)
+	return s, nil
+}
+
+// applyResources maps limits to the cgroup: CPU quota per 100 ms period,
+// memory bytes; CPU requests become shares.
+func applyResources(s *runtime.ContainerSpec, r corev1.ResourceRequirements) {
+	if q, ok := r.Limits[corev1.ResourceCPU]; ok && !q.IsZero() {
+		s.CPUQuota = max(q.MilliValue()*100, 1000)
+		s.CPUPeriod = 100000
+	}
+	if q, ok := r.Limits[corev1.ResourceMemory]; ok && !q.IsZero() {
+		s.MemoryLimit = q.Value()
+	}
+	if q, ok := r.Requests[corev1.ResourceCPU]; ok && !q.IsZero() {
+		s.CPUShares = uint64(max(q.MilliValue()*1024/1000, 2))
+	}
+}

@@ -1,0 +1,60 @@
+package pods
+
+import (
+	"context"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// terminate stops the pod's containers together with its grace period,
+// reports their final state, then removes them, their logs and volumes.
+func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
+	g := grace(pod, w.m.cfg.DefaultGrace)
+	var wg sync.WaitGroup
+	for _, st := range w.ctrs {
+		if st.id == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.m.rt.StopContainer(ctx, st.id, g); err != nil {
+				w.log.Warn("stop container", "container", st.id, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if w.last != nil {
+		for _, st := range w.ctrs {
+			w.observe(ctx, st)
+			st.waiting = ""
+		}
+		w.report(pod)
+	}
+	w.removeAll(ctx, pod)
+}
+
+// removeAll removes every container of the pod, adopted or not.
+func (w *worker) removeAll(ctx context.Context, pod *corev1.Pod) {
+	cs, err := w.m.rt.ListContainers(ctx)
+	if err != nil {
+		w.log.Warn("list containers to remove", "err", err)
+	}
+	for _, c := range cs {
+		if c.PodUID == string(pod.UID) {
+			w.remove(ctx, c.ID)
+		}
+	}
+	for _, st := range w.ctrs {
+		for _, id := range []string{st.id, st.prevID} {
+			if id != "" {
+				w.remove(ctx, id)
+			}
+		}
+	}
+	if err := w.vols.cleanup(); err != nil {
+		w.log.Warn("remove pod directory", "err", err)
+	}
+	w.log.Info("pod removed")
+}
