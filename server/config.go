@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/server/nodestatus"
+	"github.com/bramble-edge/bramble/server/publish"
 )
 
 // Config is what `bramble server` is told by its flags. Zero values get the
@@ -28,8 +31,18 @@ type Config struct {
 	MQTTBroker          string        // --mqtt-broker mqtts://HOST:PORT: use an external broker instead
 	MQTTCA              string        // --mqtt-ca: CA bundle that signed the external broker's certificate
 	MQTTCert, MQTTKey   string        // --mqtt-cert, --mqtt-key: the server's identity at the external broker
-	DisableAgent        bool          // --disable-agent
-	LogLevel            string        // --log-level: debug, info, warn, error
+	// NodeMonitorGracePeriod (--node-monitor-grace-period): how long a node
+	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
+	NodeMonitorGracePeriod time.Duration
+	DisableAgent           bool // --disable-agent
+
+	// Not flags: tests and benchmarks that run the server in process tune
+	// its parts here (zero values get each part's defaults) and may give a
+	// logger.
+	NodeStatus nodestatus.Config // Bus, Store, Writer and Logger are filled in
+	Publish    publish.Config    // Store, Bus and Logger are filled in
+	Logger     *slog.Logger
+	LogLevel   string // --log-level: debug, info, warn, error
 }
 
 // Defaults applied to zero fields.
@@ -91,6 +104,9 @@ func (c *Config) validate() error {
 	}
 	if c.CompactInterval < 0 {
 		return fmt.Errorf("--datastore-compact-interval %s: must not be negative", c.CompactInterval)
+	}
+	if c.NodeMonitorGracePeriod < 0 {
+		return fmt.Errorf("--node-monitor-grace-period %s: must not be negative (0 adapts it to the number of nodes)", c.NodeMonitorGracePeriod)
 	}
 	if c.CompactRetain < 0 {
 		return fmt.Errorf("--datastore-compact-retain %d: must not be negative", c.CompactRetain)

@@ -13,21 +13,110 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/server/auth"
-	"github.com/bramble-edge/bramble/server/join"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
 )
 
+// Server is a running bramble server. Run uses it for `bramble server`;
+// tests and benchmarks use Start to drive the very same parts in process.
+type Server struct {
+	Store      *datastore.SQLite
+	PKI        *pki.PKI
+	API        *API
+	Broker     *mqtt.Broker // nil with an external broker
+	Monitor    *nodestatus.Monitor
+	Publisher  *publish.Publisher
+	URL        string // https://host:port the API listens on
+	Token      string // the default join token
+	Kubeconfig string // the admin kubeconfig written at start
+
+	log      *slog.Logger
+	srv      *http.Server
+	serveErr chan error
+	cancel   context.CancelFunc // ends watches, log streams and background parts
+	stops    []func()           // undone in reverse order by Stop
+}
+
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then
 // shuts down: listeners close, watches end, the datastore flushes and closes.
 func Run(ctx context.Context, cfg Config) error {
-	cfg.setDefaults()
-	if err := cfg.validate(); err != nil {
+	s, err := Start(ctx, cfg)
+	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.LogLevel)
-	start := time.Now()
+	select {
+	case <-ctx.Done():
+	case err := <-s.serveErr:
+		s.Stop()
+		return fmt.Errorf("serve %s: %w", s.URL, err)
+	}
+	s.log.Info("shutting down")
+	return s.Stop()
+}
+
+// Start brings every part up and returns once the API answers. Stop undoes
+// it; a failed Start has undone what it did.
+func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
+	cfg.setDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	s := &Server{log: cfg.Logger, Kubeconfig: cfg.WriteKubeconfig, serveErr: make(chan error, 1)}
+	if s.log == nil {
+		s.log = newLogger(cfg.LogLevel)
+	}
+	defer func() {
+		if err != nil {
+			s.Stop() // s, not the named result: a failing return has set that to nil
+		}
+	}()
+	if err := s.openState(ctx, cfg); err != nil {
+		return nil, err
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	handler, err := s.assemble(bg, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.serve(bg, cfg, handler); err != nil {
+		return nil, err
+	}
+	s.log.Info("bramble server ready", "addr", s.URL, "data-dir", cfg.DataDir,
+		"kubeconfig", cfg.WriteKubeconfig, "startup", time.Since(begin).Round(time.Millisecond))
+	return s, nil
+}
+
+// Stop shuts the server down: the listener closes, watches end, background
+// parts stop, and the datastore closes last.
+func (s *Server) Stop() error {
+	var err error
+	if s.srv != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if s.cancel != nil {
+			s.cancel()
+		}
+		if e := s.srv.Shutdown(sctx); e != nil && !errors.Is(e, context.DeadlineExceeded) {
+			err = fmt.Errorf("shutdown: %w", e)
+		}
+		cancel()
+		s.srv = nil
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		s.stops[i]()
+	}
+	s.stops = nil
+	return err
+}
+
+// openState takes the data dir's lock and opens the datastore and the PKI.
+func (s *Server) openState(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(cfg.serverDir(), 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
@@ -35,122 +124,52 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	defer unlock()
-
+	s.stops = append(s.stops, unlock)
 	dbPath, _ := cfg.sqlitePath()
-	store, err := datastore.OpenSQLite(ctx, dbPath, datastore.SQLiteConfig{
-		Logger: log, CompactInterval: cfg.CompactInterval, CompactRetain: cfg.CompactRetain})
-	if err != nil {
+	if s.Store, err = datastore.OpenSQLite(ctx, dbPath, datastore.SQLiteConfig{
+		Logger: s.log, CompactInterval: cfg.CompactInterval, CompactRetain: cfg.CompactRetain}); err != nil {
 		return fmt.Errorf("open datastore %s: %w", dbPath, err)
 	}
-	defer store.Close()
-	ca, err := pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: cfg.TLSSANs, Logger: log})
-	if err != nil {
+	s.stops = append(s.stops, func() { s.Store.Close() })
+	if s.PKI, err = pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: cfg.TLSSANs, Logger: s.log}); err != nil {
 		return fmt.Errorf("cluster certificates: %w", err)
 	}
-	side := &mqttSide{}
-	defer side.close()
-	handler, err := buildHandler(ctx, cfg, log, store, ca, side)
-	if err != nil {
-		return err
-	}
-	return serve(ctx, cfg, log, handler, ca, start)
+	return nil
 }
 
-// buildHandler wires the REST API, the join endpoints (served before
-// authentication: the token in the body is the credential), node
-// certificate revocation and the MQTT side. Background parts stop when ctx
-// ends.
-func buildHandler(ctx context.Context, cfg Config, log *slog.Logger, store datastore.Store, ca *pki.PKI, side *mqttSide) (http.Handler, error) {
-	certs := join.NewNodeCertRegistry(store, join.NodeCertRegistryConfig{Logger: log, OnInvalidate: side.revoke})
-	if err := certs.Start(ctx); err != nil {
-		return nil, fmt.Errorf("node certificate registry: %w", err)
-	}
-	context.AfterFunc(ctx, certs.Stop)
-	if err := side.start(ctx, cfg, log, ca, certs.Check); err != nil {
-		return nil, err
-	}
-	pub := publish.New(publish.Config{Store: store, Bus: side.bus, Logger: log})
-	if err := pub.Start(ctx); err != nil {
-		return nil, fmt.Errorf("mqtt publisher: %w", err)
-	}
-	context.AfterFunc(ctx, pub.Stop)
-	authn := auth.NewAuthenticator(ca.CAPool(), auth.NewSecretTokenLookup(secretLister(store), auth.SecretTokenLookupConfig{}),
-		auth.WithNodeCertCheck(certs.Check))
-	api, err := NewAPI(ctx, APIConfig{Store: store, Authn: authn, Authz: auth.NewAuthorizer(NewNodeGraph(store)), Log: log})
-	if err != nil {
-		return nil, err
-	}
-	if err := revokeDeletedNodes(ctx, log, store, certs); err != nil {
-		return nil, err
-	}
-	tokens := join.NewTokenStore(store, join.TokenStoreConfig{Logger: log})
-	if _, err := join.EnsureDefaultToken(ctx, tokens, ca, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("default join token: %w", err)
-	}
-	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: ca, Certs: certs, Logger: log,
-		MQTTAddresses: func() []string { return side.addrs }})
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	for _, p := range join.Paths {
-		mux.Handle(p, jh)
-	}
-	mux.Handle("/", api)
-	return mux, nil
-}
-
-// serve listens, writes the admin kubeconfig once the API answers, and
-// shuts down cleanly when ctx ends.
-func serve(ctx context.Context, cfg Config, log *slog.Logger, h http.Handler, ca *pki.PKI, start time.Time) error {
+// serve listens and writes the admin kubeconfig once the API answers.
+func (s *Server) serve(ctx context.Context, cfg Config, h http.Handler) error {
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HTTPSPort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--https-listen-port %d: %w", cfg.HTTPSPort, err)
 	}
-	serveCtx, cancelServe := context.WithCancel(context.Background())
-	defer cancelServe()
-	srv := &http.Server{
+	s.srv = &http.Server{
 		Handler:           h,
-		TLSConfig:         ca.ServingTLSConfig(),
+		TLSConfig:         s.PKI.ServingTLSConfig(),
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return serveCtx },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ServeTLS(ln, "", "") }()
-	if err := writeAdminKubeconfig(cfg, ca); err != nil {
-		return err
-	}
-	log.Info("bramble server ready", "addr", ln.Addr().String(), "data-dir", cfg.DataDir,
-		"kubeconfig", cfg.WriteKubeconfig, "startup", time.Since(start).Round(time.Millisecond))
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		return fmt.Errorf("serve %s: %w", addr, err)
-	}
-	log.Info("shutting down")
-	cancelServe() // ends watches and log streams
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shutdown: %w", err)
+	go func(srv *http.Server) {
+		if err := srv.ServeTLS(ln, "", ""); !errors.Is(err, http.ErrServerClosed) {
+			s.serveErr <- err
+		}
+	}(s.srv)
+	s.URL = "https://" + net.JoinHostPort(kubeconfigHost(cfg.BindAddress), strconv.Itoa(cfg.HTTPSPort))
+	mode, _ := cfg.kubeconfigMode()
+	if err := s.PKI.WriteKubeconfig(cfg.WriteKubeconfig, mode, s.URL); err != nil {
+		return fmt.Errorf("--write-kubeconfig %s: %w", cfg.WriteKubeconfig, err)
 	}
 	return nil
 }
 
-func writeAdminKubeconfig(cfg Config, ca *pki.PKI) error {
-	mode, _ := cfg.kubeconfigMode()
-	host := cfg.BindAddress
-	if host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
+// kubeconfigHost is the address clients on this machine should dial.
+func kubeconfigHost(bind string) string {
+	if bind == "0.0.0.0" || bind == "::" {
+		return "127.0.0.1"
 	}
-	url := "https://" + net.JoinHostPort(host, strconv.Itoa(cfg.HTTPSPort))
-	if err := ca.WriteKubeconfig(cfg.WriteKubeconfig, mode, url); err != nil {
-		return fmt.Errorf("--write-kubeconfig %s: %w", cfg.WriteKubeconfig, err)
-	}
-	return nil
+	return bind
 }
 
 func newLogger(level string) *slog.Logger {

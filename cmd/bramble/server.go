@@ -33,6 +33,7 @@ func newServerCommand() *cobra.Command {
 	f.StringVar(&cfg.MQTTCA, "mqtt-ca", "", "with --mqtt-broker: CA certificate(s) of the external broker")
 	f.StringVar(&cfg.MQTTCert, "mqtt-cert", "", "with --mqtt-broker: the server's client certificate")
 	f.StringVar(&cfg.MQTTKey, "mqtt-key", "", "with --mqtt-broker: the server's client key")
+	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd

@@ -58,6 +58,11 @@ type Config struct {
 	// desired Event as it arrives, before it is queued; it must return
 	// quickly. Benchmarks use it to time commit-to-receipt.
 	OnReceive func(ev *mqtt.Event, at time.Time)
+	// OnRPC, when set, makes the client subscribe to the node's rpc/req
+	// topic and hands it each request (agent/logs.Handler.Handle); c
+	// publishes the answers. It runs on paho's delivery goroutine and must
+	// not block.
+	OnRPC func(c *Client, topic string, payload []byte)
 	// GapWait is how long to wait for the server's catch-up after a gap
 	// before resyncing by REST (default 5s).
 	GapWait time.Duration

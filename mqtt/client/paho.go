@@ -54,7 +54,13 @@ func (c *Client) onConnect(pc paho.Client) {
 }
 
 func (c *Client) subscribe(pc paho.Client) bool {
-	topic := mqtt.DesiredTopic(c.node)
+	if !c.subscribeTo(pc, mqtt.DesiredTopic(c.node)) {
+		return false
+	}
+	return c.cfg.OnRPC == nil || c.subscribeTo(pc, mqtt.RPCRequestTopic(c.node))
+}
+
+func (c *Client) subscribeTo(pc paho.Client, topic string) bool {
 	tok := pc.Subscribe(topic, 1, c.onMessage)
 	var err error
 	switch {
@@ -76,6 +82,10 @@ func (c *Client) subscribe(pc paho.Client) bool {
 // never blocks, so the network loop (and PUBACKs) keep flowing whatever
 // the Applier does.
 func (c *Client) onMessage(_ paho.Client, m paho.Message) {
+	if c.cfg.OnRPC != nil && m.Topic() == mqtt.RPCRequestTopic(c.node) {
+		c.cfg.OnRPC(c, m.Topic(), m.Payload())
+		return
+	}
 	if m.Topic() != mqtt.DesiredTopic(c.node) {
 		return
 	}

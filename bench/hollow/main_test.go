@@ -1,0 +1,29 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseFlags(t *testing.T) {
+	cfg, _, err := parseFlags([]string{"-server", "https://127.0.0.1:6443", "-token", "t", "-nodes", "5",
+		"-cpu", "2", "-memory", "1Gi", "-labels", "zone=attic, tier=edge", "-heartbeat", "5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Nodes != 5 || cfg.CPU.String() != "2" || cfg.Memory.String() != "1Gi" || cfg.Labels["tier"] != "edge" || cfg.Labels["zone"] != "attic" {
+		t.Errorf("got %+v, want 5 nodes, cpu 2, memory 1Gi, labels zone=attic tier=edge", cfg)
+	}
+	cases := map[string][]string{
+		`-cpu "four"`:         {"-cpu", "four"},
+		`-memory "lots"`:      {"-memory", "lots"},
+		`-labels: "novalue"`:  {"-labels", "novalue"},
+		`-log-level "loud"`:   {"-log-level", "loud"},
+		`unexpected argument`: {"extra"},
+	}
+	for want, args := range cases {
+		if _, _, err := parseFlags(args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseFlags(%q): got %v, want an error containing %s", args, err, want)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+// Package minicluster runs `bramble server` in the test process, through
+// server.Start (the same assembly `bramble server` runs), on loopback
+// ports with tunable parts, for hollow-agent tests and benchmarks that
+// need the server's store and API at hand.
+package minicluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/nodestatus"
+	"github.com/bramble-edge/bramble/server/pki"
+	"github.com/bramble-edge/bramble/server/publish"
+)
+
+// Config says where the cluster keeps its data and how its parts are
+// tuned. Dir is required.
+type Config struct {
+	Dir        string
+	Logger     *slog.Logger
+	NodeStatus nodestatus.Config // Bus, Store and Writer are filled in
+	Publish    publish.Config    // Store, Bus and Logger are filled in
+}
+
+// Cluster is a running in-process server.
+type Cluster struct {
+	URL        string // https://127.0.0.1:port of the API
+	MQTTURL    string // mqtts://127.0.0.1:port of the broker
+	Token      string // the default join token
+	Kubeconfig string // an admin kubeconfig for the API
+	Store      *datastore.SQLite
+	API        *server.API
+	PKI        *pki.PKI
+	Broker     *mqtt.Broker
+	Monitor    *nodestatus.Monitor
+	Pub        *publish.Publisher
+
+	srv *server.Server
+}
+
+// Start brings the server up on free loopback ports.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("minicluster: Dir is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	apiPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	mqttPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s, err := server.Start(ctx, server.Config{DataDir: cfg.Dir, BindAddress: "127.0.0.1", HTTPSPort: apiPort,
+		MQTTListenPort: mqttPort, WriteKubeconfig: filepath.Join(cfg.Dir, "kubeconfig.yaml"), DisableAgent: true,
+		NodeStatus: cfg.NodeStatus, Publish: cfg.Publish, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("minicluster: %w", err)
+	}
+	return &Cluster{URL: s.URL, MQTTURL: "mqtts://127.0.0.1:" + strconv.Itoa(mqttPort), Token: s.Token,
+		Kubeconfig: s.Kubeconfig, Store: s.Store, API: s.API, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
+		Pub: s.Publisher, srv: s}, nil
+}
+
+// Stop shuts the server down.
+func (c *Cluster) Stop() { _ = c.srv.Stop() }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/join"
+	"github.com/bramble-edge/bramble/server/logs"
+	"github.com/bramble-edge/bramble/server/nodestatus"
+	"github.com/bramble-edge/bramble/server/publish"
+)
+
+// assemble wires the parts that run on the datastore: node certificate
+// revocation, the MQTT side (embedded broker or external Bus), the REST
+// API, node status, the publisher and the join endpoints (served before
+// authentication: the token in the body is the credential). Each part's
+// stop is queued on s.stops; bg ends with Stop.
+func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) {
+	side := &mqttSide{}
+	certs := join.NewNodeCertRegistry(s.Store, join.NodeCertRegistryConfig{Logger: s.log, OnInvalidate: side.revoke})
+	if err := certs.Start(bg); err != nil {
+		return nil, fmt.Errorf("node certificate registry: %w", err)
+	}
+	s.stops = append(s.stops, certs.Stop)
+	if err := side.start(bg, cfg, s.log, s.PKI, certs.Check); err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, side.close)
+	s.Broker = side.broker.Load()
+	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
+		auth.WithNodeCertCheck(certs.Check))
+	var err error
+	if s.API, err = NewAPI(bg, APIConfig{Store: s.Store, Authn: authn, Authz: auth.NewAuthorizer(NewNodeGraph(s.Store)),
+		Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		return nil, err
+	}
+	if err := revokeDeletedNodes(bg, s.log, s.Store, certs); err != nil {
+		return nil, err
+	}
+	if err := s.startMQTTParts(bg, cfg, side); err != nil {
+		return nil, err
+	}
+	return s.joinAndAPI(bg, cfg, certs, side)
+}
+
+// startMQTTParts starts node status and the publisher on the Bus.
+func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) error {
+	ncfg := cfg.NodeStatus
+	ncfg.Bus, ncfg.Store, ncfg.Writer, ncfg.Logger = side.bus, s.Store, s.API, s.log
+	if ncfg.GracePeriod == 0 {
+		ncfg.GracePeriod = cfg.NodeMonitorGracePeriod
+	}
+	var err error
+	if s.Monitor, err = nodestatus.New(ncfg); err != nil {
+		return fmt.Errorf("node status: %w", err)
+	}
+	if err := s.Monitor.Start(bg); err != nil {
+		return fmt.Errorf("node status: %w", err)
+	}
+	s.stops = append(s.stops, s.Monitor.Stop)
+	pcfg := cfg.Publish
+	pcfg.Store, pcfg.Bus, pcfg.Logger = s.Store, side.bus, s.log
+	s.Publisher = publish.New(pcfg)
+	if err := s.Publisher.Start(bg); err != nil {
+		return fmt.Errorf("mqtt publisher: %w", err)
+	}
+	s.stops = append(s.stops, s.Publisher.Stop)
+	return nil
+}
+
+// joinAndAPI makes sure the default join token exists and routes the join
+// endpoints beside the API.
+func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide) (http.Handler, error) {
+	tokens := join.NewTokenStore(s.Store, join.TokenStoreConfig{Logger: s.log})
+	var err error
+	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("default join token: %w", err)
+	}
+	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: s.PKI, Certs: certs, Logger: s.log,
+		MQTTAddresses: func() []string { return side.addrs }})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	for _, p := range join.Paths {
+		mux.Handle(p, jh)
+	}
+	mux.Handle("/", s.API)
+	return mux, nil
+}

@@ -1,0 +1,211 @@
+package nodestatus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+type podKey struct{ namespace, name string }
+
+// podState is the last status a node reported for one pod: pending (status
+// set) until written, then only its hash, to recognise a repeat.
+type podState struct {
+	node   string
+	uid    string
+	hash   uint64
+	status *corev1.PodStatus
+	seen   time.Time
+}
+
+// podMemory is how long the hash of a written pod status is kept after the
+// last report about the pod.
+const podMemory = time.Hour
+
+// onPodStatus handles a batch of pod statuses: each one that differs from
+// the last report about that pod is queued for writing.
+func (m *Monitor) onPodStatus(topic string, payload []byte) {
+	if m.stopped.Load() {
+		return
+	}
+	node, ok := mqtt.NodeOfTopic(topic)
+	if !ok || topic != mqtt.PodStatusTopic(node) {
+		return
+	}
+	r, err := mqtt.DecodePodStatus(payload)
+	if err == nil && r.Node != node {
+		err = fmt.Errorf("node: got %q, want %q (the topic's node)", r.Node, node)
+	}
+	if err != nil {
+		m.reject(node, "pod status", err)
+		return
+	}
+	m.counters.podReports.Add(1)
+	for _, k := range m.notePods(node, r.Pods) {
+		m.queue.add(podQueueKey(k))
+	}
+}
+
+// notePods remembers each reported status and returns the pods whose
+// status differs from the last report about them.
+func (m *Monitor) notePods(node string, pods []mqtt.PodStatusEntry) []podKey {
+	now := m.cfg.Now()
+	var changed []podKey
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range pods {
+		p := &pods[i]
+		key, h := podKey{p.Namespace, p.Name}, hashStatus(&p.Status)
+		ps := m.pods[key]
+		if ps != nil && ps.uid == p.UID && ps.node == node && ps.hash == h {
+			ps.seen = now
+			continue
+		}
+		m.pods[key] = &podState{node: node, uid: p.UID, hash: h, status: &p.Status, seen: now}
+		changed = append(changed, key)
+	}
+	return changed
+}
+
+func hashStatus(s *corev1.PodStatus) uint64 {
+	data, _ := json.Marshal(s) // a decoded PodStatus always encodes
+	h := fnv.New64a()
+	h.Write(data)
+	return h.Sum64()
+}
+
+// syncPod writes a pending pod status when the pod is still the one the
+// node reported about, bound to that node, and its stored status differs.
+func (m *Monitor) syncPod(ctx context.Context, key podKey) error {
+	for range maxAttempts {
+		m.mu.Lock()
+		ps := m.pods[key]
+		if ps == nil || ps.status == nil {
+			m.mu.Unlock()
+			return nil
+		}
+		want := *ps
+		m.mu.Unlock()
+
+		err := m.writePod(ctx, key, &want)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("pod %s/%s: still conflicting after %d attempts", key.namespace, key.name, maxAttempts)
+}
+
+func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState) error {
+	pod, err := m.reportedPod(ctx, key, want)
+	if pod == nil {
+		return err
+	}
+	next := mergePodStatus(&pod.Status, want.status)
+	if next == nil || podStatusEqual(next, &pod.Status) {
+		m.podWritten(key, want.hash)
+		return nil
+	}
+	if err := m.limiter.wait(ctx); err != nil {
+		return err
+	}
+	upd := pod.DeepCopy()
+	upd.Status = *next
+	if _, err := m.cfg.Writer.UpdateStatus(ctx, upd); err != nil {
+		return fmt.Errorf("update status of pod %s/%s: %w", key.namespace, key.name, err)
+	}
+	m.counters.podWrites.Add(1)
+	m.podWritten(key, want.hash)
+	return nil
+}
+
+// reportedPod reads the pod a report is about; nil (and the report
+// forgotten) when the pod is gone, is another pod of the same name, or is
+// not bound to the reporting node.
+func (m *Monitor) reportedPod(ctx context.Context, key podKey, want *podState) (*corev1.Pod, error) {
+	pod, err := getPod(ctx, m.cfg.Store, key.namespace, key.name)
+	switch {
+	case errors.Is(err, datastore.ErrNotFound):
+		m.forgetPod(key, want.hash) // deleted: nothing to report on
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case string(pod.UID) != want.uid:
+		m.forgetPod(key, want.hash) // a report about an earlier pod of that name
+		return nil, nil
+	case pod.Spec.NodeName != want.node:
+		m.forgetPod(key, want.hash)
+		m.log.Warn("a node reported the status of a pod not bound to it; ignored",
+			"node", want.node, "pod", key.namespace+"/"+key.name, "bound_to", pod.Spec.NodeName)
+		return nil, nil
+	}
+	return pod, nil
+}
+
+// mergePodStatus is the stored status with the node's report applied: the
+// node owns phase, container statuses, IPs and the conditions it reports;
+// conditions it does not report (PodScheduled, set by the scheduler), the
+// QoS class and the nominated node stay as stored. A pod that finished
+// never runs again: a report that would take it out of Succeeded or
+// Failed gives nil.
+func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
+	if terminal(stored.Phase) && !terminal(reported.Phase) {
+		return nil
+	}
+	out := reported.DeepCopy()
+	for _, c := range stored.Conditions {
+		if !hasPodCondition(out.Conditions, c.Type) {
+			out.Conditions = append(out.Conditions, c)
+		}
+	}
+	if out.QOSClass == "" {
+		out.QOSClass = stored.QOSClass
+	}
+	out.NominatedNodeName = stored.NominatedNodeName
+	return out
+}
+
+func terminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
+
+func hasPodCondition(conds []corev1.PodCondition, t corev1.PodConditionType) bool {
+	for _, c := range conds {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+// podWritten drops the pending status unless a newer report replaced it.
+func (m *Monitor) podWritten(key podKey, hash uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ps := m.pods[key]; ps != nil && ps.hash == hash {
+		ps.status = nil
+	}
+}
+
+func (m *Monitor) forgetPod(key podKey, hash uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ps := m.pods[key]; ps != nil && ps.hash == hash {
+		delete(m.pods, key)
+	}
+}
+
+// sweepPodsLocked forgets written pod statuses nobody reported for a while.
+func (m *Monitor) sweepPodsLocked(now time.Time) {
+	for k, ps := range m.pods {
+		if ps.status == nil && now.Sub(ps.seen) > podMemory {
+			delete(m.pods, k)
+		}
+	}
+}
