@@ -1,5 +1,5 @@
-// Command bramble is the one binary of bramble: the server, and (later) the
-// agent, plus the tools to manage a cluster's tokens, users and datastore.
+// Command bramble is the one binary of bramble: the server, the agent, and
+// the tools to manage a cluster's tokens, users and datastore.
 package main
 
 import (
@@ -10,9 +10,20 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bramble-edge/bramble/agent/runtime/logdriver"
 )
 
 func main() {
+	// containerd's shim starts this binary as each container's log writer;
+	// it must not go through cobra (or start anything else).
+	if len(os.Args) == 3 && os.Args[1] == logdriver.Command {
+		if err := logdriver.Run(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "bramble container-log:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := &cobra.Command{
@@ -21,7 +32,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand())
+	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand(), newAgentCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bramble:", err)
 		os.Exit(1)

@@ -1,0 +1,210 @@
+// Package agent assembles bramble's node agent: it joins the cluster once,
+// keeps the node's desired pods in a local store, runs them through
+// agent/pods on containerd, reports node heartbeats and pod status over
+// MQTT, imports airgap image tarballs and runs static pods. Pods keep
+// running, and come back after a restart, while the server is unreachable.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	agentlogs "github.com/bramble-edge/bramble/agent/logs"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/agent/nodeinfo"
+	"github.com/bramble-edge/bramble/agent/pods"
+	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/mqtt/client"
+)
+
+// Folders under <data-dir>/agent.
+const (
+	StateDir        = "state"
+	ImagesDir       = "images"
+	PodManifestsDir = "pod-manifests"
+)
+
+// agent is one running agent's parts.
+type agent struct {
+	cfg     *Config
+	node    nodeinfo.Config
+	rt      *runtime.Containerd
+	store   *Store
+	manager *pods.Manager
+	applier *Applier
+	status  *statusBatch
+	images  *imageDir
+	static  *staticPods
+	wg      sync.WaitGroup
+}
+
+// Run runs the agent until ctx ends. The pods run from the local store
+// before anything is dialled; then the agent joins (first start only) and
+// connects to MQTT. A join that fails because of the token returns at once.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.setDefaults(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a, err := start(ctx, &cfg)
+	if err != nil {
+		return err
+	}
+	defer a.stop(cancel)
+	creds, err := credentials(ctx, &cfg)
+	if err != nil {
+		return err
+	}
+	// kubectl logs arrive as requests on the node's rpc topic; the handler
+	// streams the pods' log files back (the server never dials the agent).
+	logRPC := agentlogs.NewHandler(agentlogs.Config{DataDir: cfg.DataDir, Node: a.node.NodeName, Logger: cfg.Logger})
+	defer logRPC.Close()
+	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Applier: a.applier,
+		Rev: a.store.Rev(), Logger: cfg.Logger,
+		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
+	if err != nil {
+		return fmt.Errorf("mqtt: %w", err)
+	}
+	defer cl.Close()
+	a.status.setPublisher(cl)
+	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
+	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
+	<-ctx.Done()
+	return nil
+}
+
+// start brings up everything that needs no server: the runtime, the local
+// store, the pod manager with the stored and static pods, image imports.
+func start(ctx context.Context, cfg *Config) (*agent, error) {
+	if err := resolveNodeName(cfg); err != nil {
+		return nil, err
+	}
+	rt, err := runtime.NewContainerd(ctx, runtime.ContainerdConfig{Address: cfg.RuntimeEndpoint,
+		Namespace: cfg.ContainerdNamespace, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("--container-runtime-endpoint %s: %w", cfg.RuntimeEndpoint, err)
+	}
+	a := &agent{cfg: cfg, rt: rt}
+	if err := a.build(ctx); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	a.images.scan(ctx)
+	a.manager.Start(ctx)
+	a.syncStatic()
+	a.goRun(func() { a.status.run(ctx) })
+	a.goRun(func() { a.images.watch(ctx, cfg.ImagePoll) })
+	a.goRun(func() { a.watchStatic(ctx) })
+	return a, nil
+}
+
+func (a *agent) build(ctx context.Context) error {
+	cfg := a.cfg
+	node, err := nodeConfig(ctx, cfg, a.rt)
+	if err != nil {
+		return err
+	}
+	a.node = node
+	if a.store, err = OpenStore(filepath.Join(cfg.AgentDir(), StateDir)); err != nil {
+		return err
+	}
+	a.status = newStatusBatch(node.NodeName, 200*time.Millisecond, isStaticUID, cfg.Logger)
+	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
+		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("pod manager: %w", err)
+	}
+	a.applier = NewApplier(a.store, a.manager)
+	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), a.rt, cfg.Logger)
+	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}
+	for _, d := range []string{ImagesDir, PodManifestsDir} {
+		if err := os.MkdirAll(filepath.Join(cfg.AgentDir(), d), 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stop ends the background work and the pod workers; containers keep
+// running for the next start to adopt.
+func (a *agent) stop(cancel context.CancelFunc) {
+	cancel()
+	a.wg.Wait()
+	a.manager.Stop()
+	a.rt.Close()
+}
+
+func (a *agent) goRun(f func()) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		f()
+	}()
+}
+
+// resolveNodeName takes the node name from the saved credentials, else
+// --node-name, else the hostname.
+func resolveNodeName(cfg *Config) error {
+	if creds, err := join.LoadCredentials(cfg.AgentDir()); err == nil {
+		if cfg.NodeName != "" && cfg.NodeName != creds.NodeName {
+			return fmt.Errorf("--node-name: got %q, but %s joined as %q (remove it to join again)",
+				cfg.NodeName, cfg.AgentDir(), creds.NodeName)
+		}
+		cfg.NodeName = creds.NodeName
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("load credentials: %w", err)
+	}
+	if cfg.NodeName == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("--node-name not given and no hostname: %w", err)
+		}
+		cfg.NodeName = strings.ToLower(host)
+	}
+	if err := join.ValidateNodeName(cfg.NodeName); err != nil {
+		return fmt.Errorf("--node-name: %w", err)
+	}
+	return nil
+}
+
+// nodeConfig parses the node flags and settles the node's IP (an address
+// of the default route's interface when --node-ip is not given).
+func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodeinfo.Config, error) {
+	labels, err := nodeinfo.ParseLabels(cfg.NodeLabels)
+	if err != nil {
+		return nodeinfo.Config{}, fmt.Errorf("--node-label: %w", err)
+	}
+	taints, err := nodeinfo.ParseTaints(cfg.NodeTaints)
+	if err != nil {
+		return nodeinfo.Config{}, fmt.Errorf("--node-taint: %w", err)
+	}
+	reserved, err := nodeinfo.ParseReserved(cfg.SystemReserved)
+	if err != nil {
+		return nodeinfo.Config{}, fmt.Errorf("--system-reserved: %w", err)
+	}
+	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, SystemReserved: reserved,
+		DataDir: cfg.DataDir, Labels: labels, Taints: taints, Runtime: rt}
+	if nc.NodeIP == "" {
+		n, err := nodeinfo.Collect(ctx, nc)
+		if err != nil {
+			return nodeinfo.Config{}, fmt.Errorf("node status: %w", err)
+		}
+		for _, addr := range n.Status.Addresses {
+			if addr.Type == corev1.NodeInternalIP {
+				nc.NodeIP = addr.Address
+				break
+			}
+		}
+	}
+	return nc, nil
+}

@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/agent/pods"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/client"
+)
+
+// PodManager is what the applier drives; *pods.Manager has it.
+type PodManager interface {
+	Sync(pods []*corev1.Pod)
+	Update(pod *corev1.Pod)
+	Delete(uid types.UID)
+}
+
+var _ PodManager = (*pods.Manager)(nil)
+
+// Applier keeps the local store in step with the node's desired stream and
+// hands the pods to the pod manager. Static pods (from the manifests folder)
+// are added to every full sync. It implements client.Applier.
+type Applier struct {
+	store   *Store
+	manager PodManager
+
+	mu     sync.Mutex
+	static []*corev1.Pod
+}
+
+var _ client.Applier = (*Applier)(nil)
+
+// NewApplier returns an applier over store driving manager.
+func NewApplier(store *Store, manager PodManager) *Applier {
+	return &Applier{store: store, manager: manager}
+}
+
+// Apply stores one event's changes and passes its pod changes on.
+func (a *Applier) Apply(_ context.Context, ev mqtt.Event) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	gone := map[mqtt.ObjectRef]types.UID{}
+	for _, c := range ev.Changes {
+		if c.Resource == "pods" && c.Type == mqtt.Deleted {
+			if old, ok := a.store.Get(c.ObjectRef); ok {
+				if p, err := decodePod(old); err == nil {
+					gone[c.ObjectRef] = p.UID
+				}
+			}
+		}
+	}
+	if err := a.store.Apply(ev.Changes, ev.Rev); err != nil {
+		return fmt.Errorf("apply rev %d: %w", ev.Rev, err)
+	}
+	for _, c := range ev.Changes {
+		if c.Resource != "pods" {
+			continue
+		}
+		if c.Type == mqtt.Deleted {
+			if uid, ok := gone[c.ObjectRef]; ok {
+				a.manager.Delete(uid)
+			}
+			continue
+		}
+		pod, err := decodePod(c.Object)
+		if err != nil {
+			return fmt.Errorf("apply rev %d: %s: %w", ev.Rev, c.ObjectRef, err)
+		}
+		a.manager.Update(pod)
+	}
+	return nil
+}
+
+// Resync replaces the store with state and syncs the manager to it.
+func (a *Applier) Resync(_ context.Context, st client.State) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.store.Replace(st.Objects, st.Rev); err != nil {
+		return fmt.Errorf("resync at rev %d: %w", st.Rev, err)
+	}
+	return a.syncLocked()
+}
+
+// Load syncs the manager to what the store holds: the agent's first step,
+// before it connects to anything.
+func (a *Applier) Load() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.syncLocked()
+}
+
+// SetStatic replaces the static pods and syncs the manager.
+func (a *Applier) SetStatic(static []*corev1.Pod) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.static = static
+	return a.syncLocked()
+}
+
+func (a *Applier) syncLocked() error {
+	desired, err := a.storedPods()
+	if err != nil {
+		return err
+	}
+	a.manager.Sync(append(desired, a.static...))
+	return nil
+}
+
+// storedPods decodes the stored pods, in a stable order.
+func (a *Applier) storedPods() ([]*corev1.Pod, error) {
+	stored := a.store.List("pods")
+	out := make([]*corev1.Pod, 0, len(stored))
+	for ref, raw := range stored {
+		p, err := decodePod(raw)
+		if err != nil {
+			return nil, fmt.Errorf("local store: %s: %w", ref, err)
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name })
+	return out, nil
+}
+
+func decodePod(raw json.RawMessage) (*corev1.Pod, error) {
+	var p corev1.Pod
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("decode pod: %w", err)
+	}
+	if p.UID == "" {
+		return nil, fmt.Errorf("decode pod %s/%s: metadata.uid is empty", p.Namespace, p.Name)
+	}
+	return &p, nil
+}

@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/agent/nodeinfo"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/client"
+)
+
+// Publisher sends a payload on one of the node's topics; *client.Client
+// has it.
+type Publisher interface {
+	Publish(ctx context.Context, topic string, qos byte, payload []byte) error
+}
+
+var _ Publisher = (*client.Client)(nil)
+
+// statusBatch collects pod statuses from the pod manager and publishes
+// them in batches on the node's pods/status topic (QoS 1). Only the latest
+// status of each pod is kept; a batch that fails stays queued unless a
+// newer status replaced it. Static pods are never reported: they are no
+// API objects.
+type statusBatch struct {
+	node   string
+	delay  time.Duration
+	logger *slog.Logger
+	static func(types.UID) bool
+
+	mu      sync.Mutex
+	pending map[string]mqtt.PodStatusEntry
+	pub     Publisher
+	kick    chan struct{}
+}
+
+func newStatusBatch(node string, delay time.Duration, static func(types.UID) bool, logger *slog.Logger) *statusBatch {
+	return &statusBatch{node: node, delay: delay, logger: logger, static: static,
+		pending: map[string]mqtt.PodStatusEntry{}, kick: make(chan struct{}, 1)}
+}
+
+// OnStatus is the pods.StatusFunc.
+func (b *statusBatch) OnStatus(pod *corev1.Pod, status corev1.PodStatus) {
+	if b.static(pod.UID) {
+		return
+	}
+	b.mu.Lock()
+	b.pending[pod.Namespace+"/"+pod.Name] = mqtt.PodStatusEntry{Namespace: pod.Namespace, Name: pod.Name,
+		UID: string(pod.UID), Status: *status.DeepCopy()}
+	b.mu.Unlock()
+	b.poke()
+}
+
+func (b *statusBatch) poke() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// setPublisher starts publishing through p (once connected).
+func (b *statusBatch) setPublisher(p Publisher) {
+	b.mu.Lock()
+	b.pub = p
+	b.mu.Unlock()
+	b.poke()
+}
+
+// run publishes until ctx ends: a short wait after the first change lets
+// the changes of a moment go out as one message; a failure retries later.
+func (b *statusBatch) run(ctx context.Context) {
+	retry := time.NewTicker(2 * time.Second)
+	defer retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.kick:
+		case <-retry.C:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(b.delay):
+		}
+		b.flush(ctx)
+	}
+}
+
+func (b *statusBatch) flush(ctx context.Context) {
+	for {
+		b.mu.Lock()
+		pub, entries := b.pub, b.take()
+		b.mu.Unlock()
+		if pub == nil || len(entries) == 0 {
+			return
+		}
+		if err := b.publish(ctx, pub, entries); err != nil {
+			b.logger.Warn("publish pod status", "node", b.node, "pods", len(entries), "err", err)
+			b.requeue(entries)
+			return
+		}
+	}
+}
+
+// take returns up to one batch of pending entries, in a stable order.
+func (b *statusBatch) take() []mqtt.PodStatusEntry {
+	if b.pub == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(b.pending))
+	for k := range b.pending {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > mqtt.MaxPodStatusBatch {
+		keys = keys[:mqtt.MaxPodStatusBatch]
+	}
+	out := make([]mqtt.PodStatusEntry, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, b.pending[k])
+		delete(b.pending, k)
+	}
+	return out
+}
+
+// requeue puts back entries no newer status replaced.
+func (b *statusBatch) requeue(entries []mqtt.PodStatusEntry) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range entries {
+		k := e.Namespace + "/" + e.Name
+		if _, newer := b.pending[k]; !newer {
+			b.pending[k] = e
+		}
+	}
+}
+
+func (b *statusBatch) publish(ctx context.Context, pub Publisher, entries []mqtt.PodStatusEntry) error {
+	payload, err := (&mqtt.PodStatusReport{Node: b.node, Pods: entries}).Encode()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return pub.Publish(ctx, mqtt.PodStatusTopic(b.node), 1, payload)
+}
+
+// heartbeats collects the node's figures every interval and publishes them
+// on the status topic (QoS 0) until ctx ends. A heartbeat that finds no
+// connection is dropped (the next one is complete too) and the next try
+// comes after a second, so a node that just connected is seen at once.
+func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interval time.Duration, logger *slog.Logger) {
+	var seq uint64
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		seq++
+		next := interval
+		if err := heartbeat(ctx, pub, cfg, seq, interval); err != nil && ctx.Err() == nil {
+			level := slog.LevelWarn
+			if errors.Is(err, client.ErrNotConnected) {
+				level, next = slog.LevelDebug, min(interval, time.Second)
+			}
+			logger.Log(ctx, level, "heartbeat", "node", cfg.NodeName, "seq", seq, "err", err)
+		}
+		timer.Reset(next)
+	}
+}
+
+func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint64, interval time.Duration) error {
+	n, err := nodeinfo.Collect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	payload, err := n.Heartbeat(seq, interval).Encode()
+	if err != nil {
+		return err
+	}
+	return pub.Publish(ctx, mqtt.StatusTopic(cfg.NodeName), 0, payload)
+}

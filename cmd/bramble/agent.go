@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/bramble-edge/bramble/agent"
+)
+
+func newAgentCommand() *cobra.Command {
+	var cfg agent.Config
+	var configFile, logLevel string
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run the bramble agent: join a server and run this node's pods on containerd",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyAgentEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			if err := applyAgentConfig(cmd.Flags(), configFile); err != nil {
+				return err
+			}
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			return agent.Run(cmd.Context(), cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&configFile, "config", agent.DefaultConfigFile, "config file of flag names to values (flags win)")
+	f.StringVar(&cfg.ServerURL, "server", "", "server to join, https://HOST:6443 (env BRAMBLE_URL); only needed for the first start")
+	f.StringVar(&cfg.Token, "token", "", "join token (env BRAMBLE_TOKEN); only needed for the first start")
+	f.StringVar(&cfg.DataDir, "data-dir", agent.DefaultDataDir, "folder for state; the agent's is <data-dir>/agent")
+	f.StringVar(&cfg.NodeName, "node-name", "", "node name (default: the hostname, lower-cased)")
+	f.StringVar(&cfg.NodeIP, "node-ip", "", "node IP address (default: an address of the default route's interface)")
+	f.StringArrayVar(&cfg.NodeLabels, "node-label", nil, "label key=value to register the node with (repeatable)")
+	f.StringArrayVar(&cfg.NodeTaints, "node-taint", nil, "taint key=value:Effect to register the node with (repeatable)")
+	f.StringVar(&cfg.SystemReserved, "system-reserved", "", "resources kept for the system, e.g. cpu=250m,memory=256Mi")
+	f.StringVar(&cfg.ContainerdNamespace, "containerd-namespace", agent.DefaultNamespace, "containerd namespace of this agent's images and containers")
+	f.StringVar(&cfg.RuntimeEndpoint, "container-runtime-endpoint", agent.DefaultRuntimeEndpoint, "containerd socket")
+	f.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", agent.DefaultHeartbeatInterval, "how often node status is sent")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}
+
+// applyAgentEnv sets --server and --token from BRAMBLE_URL and
+// BRAMBLE_TOKEN unless given on the command line; both beat the config file.
+func applyAgentEnv(f *pflag.FlagSet) error {
+	for flag, env := range map[string]string{"server": "BRAMBLE_URL", "token": "BRAMBLE_TOKEN"} {
+		if v := os.Getenv(env); v != "" && !f.Changed(flag) {
+			if err := f.Set(flag, v); err != nil {
+				return fmt.Errorf("%s: %w", env, err)
+			}
+		}
+	}
+	return nil
+}
+
+// applyAgentConfig sets every flag the command line left unset from the
+// config file. The default file may be missing; one named by --config may
+// not.
+func applyAgentConfig(f *pflag.FlagSet, path string) error {
+	values, err := agent.ReadConfigFile(path, !f.Changed("config"))
+	if err != nil {
+		return err
+	}
+	for _, name := range agent.SortedKeys(values) {
+		fl := f.Lookup(name)
+		if fl == nil || name == "config" {
+			return fmt.Errorf("config file %s: %q is not a flag of bramble agent", path, name)
+		}
+		if fl.Changed {
+			continue
+		}
+		for _, v := range values[name] {
+			if err := f.Set(name, v); err != nil {
+				return fmt.Errorf("config file %s: %s: %w", path, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		return 0, fmt.Errorf("--log-level: got %q, want debug, info, warn or error", s)
+	}
+	return l, nil
+}
