@@ -120,14 +120,20 @@ func copyStreams(w *Writer, stdout, stderr io.Reader) {
 func Copy(w *Writer, stream string, r io.Reader) error {
 	br := bufio.NewReaderSize(r, MaxLineBytes)
 	var firstErr error
+	partial := false // the last line written was P: its logical line is open
 	for {
 		line, err := br.ReadSlice('\n')
 		var werr error
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			werr = w.WriteLine(stream, true, line)
-		case len(line) > 0:
+			partial = true
+		case len(line) > 0, partial && err != nil:
+			// At the end of the stream a line left open by a P line is
+			// closed with an F line, even an empty one, so readers that
+			// join P lines never wait for text that will not come.
 			werr = w.WriteLine(stream, false, trimNewline(line))
+			partial = false
 		}
 		if firstErr == nil {
 			firstErr = werr
