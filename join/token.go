@@ -62,11 +62,11 @@ func NewToken(caHash string) (Token, error) {
 	if err := checkCAHash(caHash); err != nil {
 		return Token{}, err
 	}
-	id, err := randomString(IDLen)
+	id, err := RandomString(IDLen)
 	if err != nil {
 		return Token{}, err
 	}
-	secret, err := randomString(SecretLen)
+	secret, err := RandomString(SecretLen)
 	if err != nil {
 		return Token{}, err
 	}
@@ -150,10 +150,11 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformedToken, fmt.Sprintf(format, args...))
 }
 
-// randomString draws n characters of tokenAlphabet uniformly from
-// crypto/rand (bytes at or above the largest multiple of the alphabet size
-// are dropped, so no character is more likely than another).
-func randomString(n int) (string, error) {
+// RandomString draws n characters of lowercase letters and digits (the
+// alphabet of every bramble token) uniformly from crypto/rand: bytes at or
+// above the largest multiple of the alphabet size are dropped, so no
+// character is more likely than another.
+func RandomString(n int) (string, error) {
 	const limit = 256 - 256%len(tokenAlphabet)
 	out := make([]byte, 0, n)
 	buf := make([]byte, n+8)

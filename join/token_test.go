@@ -82,7 +82,7 @@ func TestNewTokenRoundTrip(t *testing.T) {
 func TestRandomStringAlphabet(t *testing.T) {
 	seen := map[rune]bool{}
 	for range 200 {
-		s, err := randomString(SecretLen)
+		s, err := RandomString(SecretLen)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,15 +19,7 @@ var bindingGroupResource = schema.GroupResource{Resource: "pods/binding"}
 // put a pod on a node. It sets spec.nodeName and the PodScheduled
 // condition; a pod that is already bound gives 409.
 func (a *API) createBinding(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	opts, err := parseWriteOptions(ri.query)
-	if err != nil {
-		return err
-	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	obj, _, err := decodeBody(api.BindingResource, r.Header.Get("Content-Type"), body, opts.validation)
+	obj, opts, _, err := a.readRequestObject(w, r, ri, api.BindingResource)
 	if err != nil {
 		return err
 	}

@@ -128,3 +128,19 @@ func escapeWarning(msg string) string {
 	}
 	return b.String()
 }
+
+// readRequestObject is the prologue of every handler that takes an object
+// in the body: the write options of the query, the body within the size
+// limit, and the body decoded as res (with unknown-field warnings).
+func (a *API) readRequestObject(w http.ResponseWriter, r *http.Request, ri *requestInfo, res *api.Resource) (api.Object, writeOptions, []string, error) {
+	opts, err := parseWriteOptions(ri.query)
+	if err != nil {
+		return nil, opts, nil, err
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return nil, opts, nil, err
+	}
+	obj, warnings, err := decodeBody(res, r.Header.Get("Content-Type"), body, opts.validation)
+	return obj, opts, warnings, err
+}

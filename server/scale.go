@@ -30,15 +30,7 @@ func (a *API) getScale(w http.ResponseWriter, r *http.Request, ri *requestInfo) 
 
 // updateScale answers PUT on the scale subresource.
 func (a *API) updateScale(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	opts, err := parseWriteOptions(ri.query)
-	if err != nil {
-		return err
-	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	obj, warnings, err := decodeBody(api.ScaleResource, r.Header.Get("Content-Type"), body, opts.validation)
+	obj, opts, warnings, err := a.readRequestObject(w, r, ri, api.ScaleResource)
 	if err != nil {
 		return err
 	}

@@ -29,15 +29,7 @@ const maxUpdateAttempts = 8
 
 // update answers PUT on an object or its status.
 func (a *API) update(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	opts, err := parseWriteOptions(ri.query)
-	if err != nil {
-		return err
-	}
-	body, err := a.readBody(w, r)
-	if err != nil {
-		return err
-	}
-	obj, warnings, err := decodeBody(ri.res, r.Header.Get("Content-Type"), body, opts.validation)
+	obj, opts, warnings, err := a.readRequestObject(w, r, ri, ri.res)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,13 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+
+	nodejoin "github.com/bramble-edge/bramble/join"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,11 +98,11 @@ func NewUserToken(name, role string) (*corev1.Secret, string, error) {
 	if err := ValidateUserRole(role); err != nil {
 		return nil, "", err
 	}
-	id, err := randomToken(tokenIDLen)
+	id, err := nodejoin.RandomString(tokenIDLen)
 	if err != nil {
 		return nil, "", err
 	}
-	secret, err := randomToken(tokenSecretLen)
+	secret, err := nodejoin.RandomString(tokenSecretLen)
 	if err != nil {
 		return nil, "", err
 	}
@@ -149,25 +150,6 @@ func checkTokenPart(part, s string, want int) error {
 		}
 	}
 	return nil
-}
-
-// randomToken draws n characters of tokenAlphabet uniformly from crypto/rand
-// (bytes >= 252 are rejected so every character is equally likely).
-func randomToken(n int) (string, error) {
-	const limit = 256 - 256%len(tokenAlphabet)
-	out := make([]byte, 0, n)
-	buf := make([]byte, n+8)
-	for len(out) < n {
-		if _, err := rand.Read(buf); err != nil {
-			return "", fmt.Errorf("read random bytes: %w", err)
-		}
-		for _, b := range buf {
-			if int(b) < limit && len(out) < n {
-				out = append(out, tokenAlphabet[int(b)%len(tokenAlphabet)])
-			}
-		}
-	}
-	return string(out), nil
 }
 
 // StoredTokenFromSecret reads a user Secret back, checking every field.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	nodejoin "github.com/bramble-edge/bramble/join"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -133,7 +135,7 @@ func TestStoredTokenFromSecretRejectsMalformed(t *testing.T) {
 func TestRandomTokenUsesWholeAlphabet(t *testing.T) {
 	seen := make(map[rune]bool)
 	for range 50 {
-		s, err := randomToken(32)
+		s, err := nodejoin.RandomString(32)
 		if err != nil {
 			t.Fatal(err)
 		}
