@@ -169,6 +169,9 @@ func applyJSONPatch(doc, body []byte, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, badRequest("malformed JSON patch: %v", err)
 	}
+	if err := checkJSONPatchValues(p); err != nil {
+		return nil, err
+	}
 	if !hasCopyOp(p) {
 		return p.Apply(doc)
 	}
@@ -181,6 +184,32 @@ func applyJSONPatch(doc, body []byte, limit int64) ([]byte, error) {
 		}
 	}
 	return doc, nil
+}
+
+// checkJSONPatchValues refuses add, replace and test operations without a
+// "value" (RFC 6902 requires one), and a test against null: json-patch v4
+// dereferences a test's null or missing value and panics (FuzzApplyPatch
+// found it). Adding or replacing with null stays allowed.
+func checkJSONPatchValues(p jsonpatch.Patch) error {
+	for i, op := range p {
+		kind := op.Kind()
+		if kind != "add" && kind != "replace" && kind != "test" {
+			continue
+		}
+		v, ok := op["value"]
+		if !ok {
+			return badRequest("JSON patch operation %d (%s %q): \"value\" is required", i, kind, pathOf(op))
+		}
+		if kind == "test" && v == nil {
+			return badRequest("JSON patch operation %d (test %q): testing for null is not supported; test a field's parent instead", i, pathOf(op))
+		}
+	}
+	return nil
+}
+
+func pathOf(op jsonpatch.Operation) string {
+	p, _ := op.Path()
+	return p
 }
 
 func hasCopyOp(p jsonpatch.Patch) bool {

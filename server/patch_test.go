@@ -196,3 +196,22 @@ func TestServerSideApplyDeployment(t *testing.T) {
 		t.Fatalf("got generation %v, want 2", jget(obj, "metadata.generation"))
 	}
 }
+
+func TestJSONPatchValueChecks(t *testing.T) {
+	doc := []byte(`{"a":1}`)
+	for body, wantErr := range map[string]string{
+		`[{"op":"test","path":""}]`:                   `"value" is required`,
+		`[{"op":"add","path":"/b"}]`:                  `"value" is required`,
+		`[{"op":"test","path":"/a","value":null}]`:    "testing for null is not supported",
+		`[{"op":"replace","path":"/a","value":null}]`: "",
+		`[{"op":"test","path":"/a","value":1}]`:       "",
+	} {
+		_, err := applyJSONPatch(doc, []byte(body), 1<<20)
+		switch {
+		case wantErr == "" && err != nil:
+			t.Errorf("%s: got error %v, want none", body, err)
+		case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+			t.Errorf("%s: got error %v, want one containing %q", body, err, wantErr)
+		}
+	}
+}
