@@ -85,7 +85,8 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := s.serve(bg, cfg, handler); err != nil {
 		return nil, err
 	}
-	s.log.Info("bramble server ready", "addr", s.URL, "data-dir", cfg.DataDir,
+	s.log.Info("bramble server ready", "listen", net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.HTTPSPort)),
+		"mqtt", s.mqttListen(cfg), "api", s.URL, "data-dir", cfg.DataDir,
 		"kubeconfig", cfg.WriteKubeconfig, "startup", time.Since(begin).Round(time.Millisecond))
 	return s, nil
 }
@@ -162,6 +163,14 @@ func (s *Server) serve(ctx context.Context, cfg Config, h http.Handler) error {
 		return fmt.Errorf("--write-kubeconfig %s: %w", cfg.WriteKubeconfig, err)
 	}
 	return nil
+}
+
+// mqttListen names where the embedded broker listens, or the external one.
+func (s *Server) mqttListen(cfg Config) string {
+	if cfg.MQTTBroker != "" {
+		return cfg.MQTTBroker
+	}
+	return net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.MQTTListenPort))
 }
 
 // kubeconfigHost is the address clients on this machine should dial.
