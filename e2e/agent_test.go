@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,9 @@ import (
 // from an image tarball dropped into the images folder, and stops when
 // it is deleted.
 func TestAgent(t *testing.T) {
-	d := privateContainerd(t)
+	d := cluster.PrivateContainerd(t)
 	s := cluster.StartServer(t)
-	token := defaultToken(t, s)
+	token := cluster.JoinToken(t, s)
 	t.Run("bad token", func(t *testing.T) { testAgentBadToken(t, s, d, token) })
 	t.Run("runs pods", func(t *testing.T) { testAgentRunsPods(t, s, d, token) })
 }
@@ -39,9 +40,10 @@ func testAgentBadToken(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 		{"wrong CA hash", wrongHash.String(), "CA certificate does not match"},
 		{"wrong secret", wrongSecret.String(), "secret"},
 	} {
-		out, err := runAgentOnce(t, s, d, tc.token, "bad-"+strings.ToLower(strings.ReplaceAll(tc.name, " ", "-")))
+		node := "bad-" + strings.ToLower(strings.ReplaceAll(tc.name, " ", "-"))
+		out, err := cluster.RunAgentOnce(t, s, d, "bramble-e2e-"+node, "--token", tc.token, "--node-name", node)
 		var exit *exec.ExitError
-		if !errorsAs(err, &exit) || exit.ExitCode() == 0 {
+		if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 			t.Errorf("%s: got exit %v, want a non-zero exit; output:\n%s", tc.name, err, out)
 			continue
 		}
@@ -53,37 +55,16 @@ func testAgentBadToken(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 
 func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, token string) {
 	const node, ns = "pi-agent-e2e", "bramble-e2e-agent"
-	a := startAgent(t, s, d, ns, "--token", token, "--node-name", node)
-	cluster.WaitFor(t, 30*time.Second, func() bool {
-		_, err := os.Stat(filepath.Join(a.dataDir, "agent", join.CertFile))
-		return err == nil
-	}, "the agent to join")
-	img, err := runtimetest.Busybox("docker.io/library/busybox:e2e-agent", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	images := filepath.Join(a.dataDir, "agent", "images")
-	if err := runtimetest.WriteOCIArchive(filepath.Join(images, "busybox.tar.tmp"), img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(images, "busybox.tar.tmp"), filepath.Join(images, "busybox.tar")); err != nil {
-		t.Fatal(err)
-	}
-	cluster.WaitFor(t, 30*time.Second, func() bool {
-		return strings.Contains(ctr(t, d, ns, "images", "ls", "-q"), "busybox:e2e-agent")
-	}, "the image tarball to be imported")
-
-	cluster.WaitFor(t, 30*time.Second, func() bool {
-		out, _, err := s.Kubectl("get", "node", node, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
-		return err == nil && out == "True"
-	}, "the agent's Node to be Ready in kubectl get nodes")
+	a := cluster.StartAgent(t, s, d, ns, "--token", token, "--node-name", node)
+	a.WaitReady(t, s, node)
+	a.ImportBusybox(t, d, ns, "docker.io/library/busybox:e2e-agent")
 	if _, stderr, err := s.Apply(agentPod(node)); err != nil {
 		t.Fatalf("kubectl apply: %v: %s", err, stderr)
 	}
-	cluster.WaitFor(t, 60*time.Second, func() bool { return runningTasks(t, d, ns) == 1 },
+	cluster.WaitFor(t, 60*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 1 },
 		"the pod's container to run in containerd")
 	cluster.WaitFor(t, 30*time.Second, func() bool {
-		return strings.Contains(readLogs(a.dataDir), "hello-from-bramble")
+		return strings.Contains(readLogs(a.DataDir), "hello-from-bramble")
 	}, "the container's output in its log file")
 	cluster.WaitFor(t, 30*time.Second, func() bool {
 		out, _, err := s.Kubectl("get", "pod", "hello", "-o", "jsonpath={.status.phase}")
@@ -101,34 +82,34 @@ func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 	testAgentAutonomy(t, s, d, a, ns)
 
 	s.MustKubectl("delete", "pod", "hello", "--wait=false")
-	cluster.WaitFor(t, 60*time.Second, func() bool { return runningTasks(t, d, ns) == 0 },
+	cluster.WaitFor(t, 60*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 0 },
 		"the pod's container to stop after kubectl delete")
 	cluster.WaitFor(t, 30*time.Second, func() bool {
-		return strings.TrimSpace(ctr(t, d, ns, "containers", "ls", "-q")) == ""
+		return strings.TrimSpace(cluster.Ctr(t, d, ns, "containers", "ls", "-q")) == ""
 	}, "the pod's container to be removed")
 	testAgentStaticPod(t, s, d, a, ns)
-	a.stop(t)
+	a.Stop(t)
 }
 
 // testAgentAutonomy stops the server, restarts the agent (no token this
 // time) after killing the pod's container as a reboot would: the pod comes
 // back from the agent's local store. With the server back, the status
 // catches up and the pod is not restarted.
-func testAgentAutonomy(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, a *agentProc, ns string) {
+func testAgentAutonomy(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, a *cluster.Agent, ns string) {
 	s.Stop()
-	a.stop(t)
-	ctr(t, d, ns, "tasks", "kill", "-a", "-s", "SIGKILL", firstContainer(t, d, ns))
-	cluster.WaitFor(t, 30*time.Second, func() bool { return runningTasks(t, d, ns) == 0 }, "the killed container to stop")
-	a.restart(t)
-	cluster.WaitFor(t, 60*time.Second, func() bool { return runningTasks(t, d, ns) == 1 },
+	a.Stop(t)
+	cluster.Ctr(t, d, ns, "tasks", "kill", "-a", "-s", "SIGKILL", firstContainer(t, d, ns))
+	cluster.WaitFor(t, 30*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 0 }, "the killed container to stop")
+	a.Restart(t)
+	cluster.WaitFor(t, 60*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 1 },
 		"the pod to run again from the local store with the server down")
-	before := ctr(t, d, ns, "containers", "ls", "-q")
+	before := cluster.Ctr(t, d, ns, "containers", "ls", "-q")
 	s.Start()
 	cluster.WaitFor(t, 60*time.Second, func() bool {
 		out, _, err := s.Kubectl("get", "pod", "hello", "-o", "jsonpath={.status.containerStatuses[0].restartCount}")
 		return err == nil && out == "1"
 	}, "the pod's status to catch up (restartCount 1) once the server is back")
-	if after := ctr(t, d, ns, "containers", "ls", "-q"); after != before || runningTasks(t, d, ns) != 1 {
+	if after := cluster.Ctr(t, d, ns, "containers", "ls", "-q"); after != before || cluster.RunningTasks(t, d, ns) != 1 {
 		t.Errorf("containers after reconnecting: got %q, want %q still running (no restart)", after, before)
 	}
 }
@@ -136,7 +117,7 @@ func testAgentAutonomy(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, a
 // firstContainer is the ID of a container of the namespace.
 func firstContainer(t testing.TB, d *runtimetest.Daemon, ns string) string {
 	t.Helper()
-	ids := strings.Fields(ctr(t, d, ns, "containers", "ls", "-q"))
+	ids := strings.Fields(cluster.Ctr(t, d, ns, "containers", "ls", "-q"))
 	if len(ids) == 0 {
 		t.Fatalf("no container in namespace %s", ns)
 	}
@@ -145,20 +126,20 @@ func firstContainer(t testing.TB, d *runtimetest.Daemon, ns string) string {
 
 // testAgentStaticPod drops a manifest into pod-manifests: the pod runs
 // without any API object, and stops when the manifest goes.
-func testAgentStaticPod(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, a *agentProc, ns string) {
-	manifest := filepath.Join(a.dataDir, "agent", "pod-manifests", "static.yaml")
+func testAgentStaticPod(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, a *cluster.Agent, ns string) {
+	manifest := filepath.Join(a.DataDir, "agent", "pod-manifests", "static.yaml")
 	body := strings.Replace(agentPod("ignored"), "name: hello", "name: static", 1)
 	if err := os.WriteFile(manifest, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cluster.WaitFor(t, 30*time.Second, func() bool { return runningTasks(t, d, ns) == 1 }, "the static pod to run")
+	cluster.WaitFor(t, 30*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 1 }, "the static pod to run")
 	if out, _, _ := s.Kubectl("get", "pods", "-A", "-o", "name"); strings.Contains(out, "static") {
 		t.Errorf("kubectl get pods: got %q, want no static pod (they are not API objects)", out)
 	}
 	if err := os.Remove(manifest); err != nil {
 		t.Fatal(err)
 	}
-	cluster.WaitFor(t, 30*time.Second, func() bool { return runningTasks(t, d, ns) == 0 },
+	cluster.WaitFor(t, 30*time.Second, func() bool { return cluster.RunningTasks(t, d, ns) == 0 },
 		"the static pod to stop once its manifest is gone")
 }
 
@@ -188,13 +169,4 @@ func readLogs(dataDir string) string {
 		out.Write(b)
 	}
 	return out.String()
-}
-
-func defaultToken(t testing.TB, s *cluster.Server) string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(s.DataDir, "server", "token"))
-	if err != nil {
-		t.Fatalf("default token: %v", err)
-	}
-	return strings.TrimSpace(string(raw))
 }
