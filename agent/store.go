@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bramble-edge/bramble/durable"
+
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -163,7 +165,7 @@ func (s *Store) write(c mqtt.Change) error {
 			return fmt.Errorf("local store: remove %s: %w", c.ObjectRef, err)
 		}
 		delete(s.objects, c.ObjectRef)
-		return syncDir(s.dir)
+		return durable.SyncDir(s.dir)
 	}
 	if len(c.Object) == 0 {
 		return fmt.Errorf("local store: %s %s carries no object", c.Type, c.ObjectRef)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+
+	"github.com/bramble-edge/bramble/durable"
 )
 
 // Snapshot writes a consistent copy of the store to w while it keeps
@@ -55,7 +57,7 @@ func SnapshotSave(ctx context.Context, dbPath, outFile string) error {
 	if err := os.Rename(tmp, outFile); err != nil {
 		return fmt.Errorf("snapshot save: %w", err)
 	}
-	return syncDir(dir)
+	return durable.SyncDir(dir)
 }
 
 // vacuumToTemp copies the database at dbPath into a new file in dir with
@@ -94,16 +96,4 @@ func syncFile(path string) error {
 		return fmt.Errorf("fsync %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bramble-edge/bramble/durable"
+
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -44,7 +46,7 @@ func SnapshotRestore(ctx context.Context, inFile, dbPath string) error {
 	if err := os.Rename(tmp, dbPath); err != nil {
 		return fmt.Errorf("snapshot restore: %w", err)
 	}
-	return syncDir(dir)
+	return durable.SyncDir(dir)
 }
 
 // copyToTemp copies src into a new 0600 file in dir and fsyncs it.

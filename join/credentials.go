@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/bramble-edge/bramble/durable"
 )
 
 // Files Save writes in the agent's directory (<data-dir>/agent).
@@ -61,11 +63,15 @@ func (c *Credentials) Save(dir string) error {
 		{InfoFile, append(info, '\n'), 0o644},
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+		if err := durable.WriteFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
 			return fmt.Errorf("save credentials: %w", err)
 		}
 	}
-	return syncDir(dir)
+	// Some filesystems cannot fsync a folder (EINVAL); the files are synced.
+	if err := durable.SyncDir(dir); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
 }
 
 // LoadCredentials reads what Save wrote and checks it: the key must match
@@ -128,44 +134,4 @@ func encodeKey(key crypto.Signer) ([]byte, error) {
 		return nil, fmt.Errorf("join: encode node key (%T): %w", key, err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so readers see the old file or the new, never half.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/bramble-edge/bramble/durable"
 )
 
 // MosquittoACL is the content of the acl_file of an external mosquitto
@@ -130,7 +132,7 @@ func WriteMosquittoACL(path string, acl MosquittoACL) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data, 0o640)
+	return durable.WriteFile(path, data, 0o640)
 }
 
 // UpdateMosquittoACL reads the ACL at path (a missing file is empty),

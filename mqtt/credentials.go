@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bramble-edge/bramble/durable"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -88,7 +90,7 @@ func createCredentials(ca CertIssuer, name string, groups []string, outDir strin
 		{CredentialsCAFile, ca.CACertPEM(), 0o644},
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(outDir, f.name), f.data, f.mode); err != nil {
+		if err := durable.WriteFile(filepath.Join(outDir, f.name), f.data, f.mode); err != nil {
 			return fmt.Errorf("credentials for %q: %w", name, err)
 		}
 	}
@@ -116,35 +118,6 @@ func prepareOutDir(ca CertIssuer, outDir string, ttl time.Duration) error {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("credentials: %w", err)
 		}
-	}
-	return nil
-}
-
-// writeFileAtomic writes data to path through a synced temporary file in
-// the same directory, so a reader sees the old file or the whole new one.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

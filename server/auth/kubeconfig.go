@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/bramble-edge/bramble/durable"
+
 	"sigs.k8s.io/yaml"
 )
 
@@ -148,50 +150,17 @@ func WriteUserKubeconfig(path, serverURL string, caPEM []byte, token string) err
 	return NewKubeconfig(serverURL, caPEM, nil, nil, token).WriteFile(path, 0o600)
 }
 
-// WriteFileAtomic writes data to a temporary file beside path, syncs it,
-// sets mode and renames it over path, creating parent directories (0755).
-// Call SyncDir afterwards for the rename to survive a power cut.
+// WriteFileAtomic creates path's folder (0755) if needed and writes data
+// with durable.WriteFile. Call SyncDir afterwards for the rename to survive
+// a power cut.
 func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("create temporary file in %s: %w", dir, err)
-	}
-	defer os.Remove(f.Name()) // after a successful rename this fails harmlessly
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return fmt.Errorf("chmod %s: %w", f.Name(), err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Name(), err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("rename to %s: %w", path, err)
-	}
-	return nil
+	return durable.WriteFile(path, data, mode)
 }
 
 // SyncDir makes the renames WriteFileAtomic did in dir durable; one call
 // covers several files.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+func SyncDir(dir string) error { return durable.SyncDir(dir) }
