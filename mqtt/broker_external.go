@@ -174,13 +174,7 @@ func (b *pahoBus) Publish(ctx context.Context, topic string, qos byte, retained 
 // (otherwise at the next connection). Handlers run in order on paho's
 // delivery goroutine.
 func (b *pahoBus) Subscribe(filter string, qos byte, handler func(topic string, payload []byte)) error {
-	if handler == nil {
-		return fmt.Errorf("subscribe %q: handler is nil", filter)
-	}
-	if qos > 2 {
-		return fmt.Errorf("subscribe %q: qos %d: must be 0, 1 or 2", filter, qos)
-	}
-	if err := validFilter(filter); err != nil {
+	if err := validSubscribe(filter, qos, handler); err != nil {
 		return err
 	}
 	s := pahoSub{qos: qos, handler: func(_ paho.Client, m paho.Message) { handler(m.Topic(), m.Payload()) }}

@@ -58,13 +58,7 @@ func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retaine
 }
 
 func (b *inlineBus) Subscribe(filter string, qos byte, handler func(topic string, payload []byte)) error {
-	if handler == nil {
-		return fmt.Errorf("subscribe %q: handler is nil", filter)
-	}
-	if qos > 2 {
-		return fmt.Errorf("subscribe %q: qos %d: must be 0, 1 or 2", filter, qos)
-	}
-	if err := validFilter(filter); err != nil {
+	if err := validSubscribe(filter, qos, handler); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -133,4 +127,15 @@ func validFilter(filter string) error {
 		}
 	}
 	return nil
+}
+
+// validSubscribe checks what every Bus's Subscribe is given.
+func validSubscribe(filter string, qos byte, handler func(topic string, payload []byte)) error {
+	if handler == nil {
+		return fmt.Errorf("subscribe %q: handler is nil", filter)
+	}
+	if qos > 2 {
+		return fmt.Errorf("subscribe %q: qos %d: must be 0, 1 or 2", filter, qos)
+	}
+	return validFilter(filter)
 }
