@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cl.Close()
 	a.status.setPublisher(cl)
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
+	a.goRun(func() { releaseAfterStart(ctx, startupSettle, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
 	return nil
@@ -89,8 +91,12 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	if err := resolveNodeName(cfg); err != nil {
 		return nil, err
 	}
+	regs, err := runtime.LoadRegistries(cfg.RegistriesFile)
+	if err != nil {
+		return nil, fmt.Errorf("--registries: %w", err)
+	}
 	rt, err := runtime.NewContainerd(ctx, runtime.ContainerdConfig{Address: cfg.RuntimeEndpoint,
-		Namespace: cfg.ContainerdNamespace, Logger: cfg.Logger})
+		Namespace: cfg.ContainerdNamespace, Registries: regs, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("--container-runtime-endpoint %s: %w", cfg.RuntimeEndpoint, err)
 	}
@@ -105,6 +111,7 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	a.goRun(func() { a.status.run(ctx) })
 	a.goRun(func() { a.images.watch(ctx, cfg.ImagePoll) })
 	a.goRun(func() { a.watchStatic(ctx) })
+	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger) })
 	return a, nil
 }
 
@@ -125,7 +132,7 @@ func (a *agent) build(ctx context.Context) error {
 		return fmt.Errorf("pod manager: %w", err)
 	}
 	a.applier = NewApplier(a.store, a.manager)
-	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), a.rt, cfg.Logger)
+	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), filepath.Join(cfg.AgentDir(), "images-imported.json"), a.rt, cfg.Logger)
 	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}
 	for _, d := range []string{ImagesDir, PodManifestsDir} {
 		if err := os.MkdirAll(filepath.Join(cfg.AgentDir(), d), 0o700); err != nil {
@@ -207,4 +214,22 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 		}
 	}
 	return nc, nil
+}
+
+// startupSettle is how long after start the agent gives up the pages of its
+// executable that only start-up needed (see releaseStartupPages).
+const startupSettle = 30 * time.Second
+
+func releaseAfterStart(ctx context.Context, after time.Duration, logger *slog.Logger) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(after):
+	}
+	n, err := releaseStartupPages()
+	if err != nil {
+		logger.Warn("release start-up pages", "err", err)
+		return
+	}
+	logger.Debug("released start-up pages of the executable", "bytes", n)
 }

@@ -138,3 +138,25 @@ func decodePod(raw json.RawMessage) (*corev1.Pod, error) {
 	}
 	return &p, nil
 }
+
+// WantedImages lists the images of every desired pod, static ones included:
+// image garbage collection must keep them even while no container of
+// theirs exists (a pod in back-off, one not yet started).
+func (a *Applier) WantedImages() ([]string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	desired, err := a.storedPods()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range append(desired, a.static...) {
+		for _, c := range p.Spec.InitContainers {
+			out = append(out, c.Image)
+		}
+		for _, c := range p.Spec.Containers {
+			out = append(out, c.Image)
+		}
+	}
+	return out, nil
+}

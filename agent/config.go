@@ -20,6 +20,8 @@ const (
 	DefaultNamespace         = "bramble"
 	DefaultRuntimeEndpoint   = "/run/containerd/containerd.sock"
 	DefaultHeartbeatInterval = 10 * time.Second
+	DefaultRegistriesFile    = "/etc/bramble/registries.yaml"
+	DefaultContainerdRoot    = "/var/lib/containerd"
 )
 
 // Config is what `bramble agent` needs; zero values of the optional fields
@@ -47,7 +49,15 @@ type Config struct {
 	// ImagePoll is how often the images folder and the static pod
 	// manifests are looked at (default 3s).
 	ImagePoll time.Duration
-	Logger    *slog.Logger
+	// RegistriesFile (--registries) holds mirrors, plain-HTTP endpoints
+	// and credentials in the shape of k3s's registries.yaml; a missing
+	// file means none.
+	RegistriesFile string
+	// ContainerdRoot (--containerd-root) is containerd's root folder: the
+	// filesystem image garbage collection watches.
+	ContainerdRoot string
+	ImageGC        ImageGC
+	Logger         *slog.Logger
 }
 
 func (c *Config) setDefaults() error {
@@ -69,6 +79,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second
+	}
+	if err := c.imageDefaults(); err != nil {
+		return err
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -139,4 +152,22 @@ func SortedKeys(m map[string][]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func (c *Config) imageDefaults() error {
+	if c.RegistriesFile == "" {
+		c.RegistriesFile = DefaultRegistriesFile
+	}
+	if c.ContainerdRoot == "" {
+		c.ContainerdRoot = DefaultContainerdRoot
+	}
+	g := &c.ImageGC
+	if g.High == 0 && g.Low == 0 {
+		g.High, g.Low = 85, 80
+	}
+	if g.Interval == 0 {
+		g.Interval = 5 * time.Minute
+	}
+	g.Path = c.ContainerdRoot
+	return g.Validate()
 }

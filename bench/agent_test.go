@@ -100,8 +100,9 @@ func BenchmarkAgentIdleMemory(b *testing.B) {
 	b.ReportMetric(n/float64(b.N), "logdrivers")
 }
 
-// logDriverAnon sums RssAnon (KiB) of the `bramble container-log`
-// processes run from this benchmark's binary whose parent is a shim.
+// logDriverAnon sums RssAnon (KiB) of the `bramble-log container-log`
+// processes (the small driver beside this benchmark's binary) whose parent
+// is a shim.
 func logDriverAnon(tb testing.TB) (anon float64, count int) {
 	tb.Helper()
 	dirs, err := filepath.Glob("/proc/[0-9]*")
@@ -111,7 +112,7 @@ func logDriverAnon(tb testing.TB) (anon float64, count int) {
 	for _, dir := range dirs {
 		raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
 		args := strings.Split(string(raw), "\x00")
-		if err != nil || len(args) < 2 || args[0] != cluster.Bin || args[1] != "container-log" {
+		if err != nil || len(args) < 2 || args[0] != filepath.Join(filepath.Dir(cluster.Bin), "bramble-log") || args[1] != "container-log" {
 			continue
 		}
 		if !parentIsShim(dir) {

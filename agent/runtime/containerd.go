@@ -77,9 +77,25 @@ func (cfg *ContainerdConfig) setDefaults() error {
 		if err != nil {
 			return fmt.Errorf("containerd config: find own executable for the log driver: %w", err)
 		}
-		cfg.LogDriver = exe
+		cfg.LogDriver = logDriverBeside(exe)
 	}
 	return cfg.validate()
+}
+
+// LogDriverBinary is the small log-driver-only executable installed beside
+// bramble. Each running container has one log driver process; the small
+// binary costs about a sixth of the memory of bramble itself, whose every
+// package initialises before main runs.
+const LogDriverBinary = "bramble-log"
+
+// logDriverBeside is bramble-log next to exe when it is there and
+// executable, else exe itself (which also answers `container-log`).
+func logDriverBeside(exe string) string {
+	small := filepath.Join(filepath.Dir(exe), LogDriverBinary)
+	if st, err := os.Stat(small); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return small
+	}
+	return exe
 }
 
 func (cfg *ContainerdConfig) validate() error {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,7 +24,7 @@ func newAgentCommand() *cobra.Command {
 			if err := applyAgentEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			if err := applyAgentConfig(cmd.Flags(), configFile); err != nil {
+			if err := applyConfigFile(cmd.Flags(), configFile, "agent"); err != nil {
 				return err
 			}
 			level, err := parseLevel(logLevel)
@@ -39,6 +40,14 @@ func newAgentCommand() *cobra.Command {
 	f.StringVar(&cfg.ServerURL, "server", "", "server to join, https://HOST:6443 (env BRAMBLE_URL); only needed for the first start")
 	f.StringVar(&cfg.Token, "token", "", "join token (env BRAMBLE_TOKEN); only needed for the first start")
 	f.StringVar(&cfg.DataDir, "data-dir", agent.DefaultDataDir, "folder for state; the agent's is <data-dir>/agent")
+	addNodeFlags(f, &cfg)
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}
+
+// addNodeFlags adds the flags of the node an agent runs: `bramble agent`
+// and `bramble server` (for its embedded agent) share them.
+func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.StringVar(&cfg.NodeName, "node-name", "", "node name (default: the hostname, lower-cased)")
 	f.StringVar(&cfg.NodeIP, "node-ip", "", "node IP address (default: an address of the default route's interface)")
 	f.StringArrayVar(&cfg.NodeLabels, "node-label", nil, "label key=value to register the node with (repeatable)")
@@ -46,9 +55,12 @@ func newAgentCommand() *cobra.Command {
 	f.StringVar(&cfg.SystemReserved, "system-reserved", "", "resources kept for the system, e.g. cpu=250m,memory=256Mi")
 	f.StringVar(&cfg.ContainerdNamespace, "containerd-namespace", agent.DefaultNamespace, "containerd namespace of this agent's images and containers")
 	f.StringVar(&cfg.RuntimeEndpoint, "container-runtime-endpoint", agent.DefaultRuntimeEndpoint, "containerd socket")
+	f.StringVar(&cfg.RegistriesFile, "registries", agent.DefaultRegistriesFile, "registries file: mirrors, plain-HTTP endpoints and credentials (k3s registries.yaml format)")
+	f.StringVar(&cfg.ContainerdRoot, "containerd-root", agent.DefaultContainerdRoot, "containerd's root folder, whose filesystem image garbage collection watches")
+	f.IntVar(&cfg.ImageGC.High, "image-gc-high-threshold", 85, "percent of the image filesystem used above which unused images are removed")
+	f.IntVar(&cfg.ImageGC.Low, "image-gc-low-threshold", 80, "percent of the image filesystem used that image garbage collection brings it down to")
+	f.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", 5*time.Minute, "how often the image filesystem is checked")
 	f.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", agent.DefaultHeartbeatInterval, "how often node status is sent")
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	return cmd
 }
 
 // applyAgentEnv sets --server and --token from BRAMBLE_URL and
@@ -64,10 +76,10 @@ func applyAgentEnv(f *pflag.FlagSet) error {
 	return nil
 }
 
-// applyAgentConfig sets every flag the command line left unset from the
+// applyConfigFile sets every flag the command line left unset from the
 // config file. The default file may be missing; one named by --config may
 // not.
-func applyAgentConfig(f *pflag.FlagSet, path string) error {
+func applyConfigFile(f *pflag.FlagSet, path, command string) error {
 	values, err := agent.ReadConfigFile(path, !f.Changed("config"))
 	if err != nil {
 		return err
@@ -75,7 +87,7 @@ func applyAgentConfig(f *pflag.FlagSet, path string) error {
 	for _, name := range agent.SortedKeys(values) {
 		fl := f.Lookup(name)
 		if fl == nil || name == "config" {
-			return fmt.Errorf("config file %s: %q is not a flag of bramble agent", path, name)
+			return fmt.Errorf("config file %s: %q is not a flag of bramble %s", path, name, command)
 		}
 		if fl.Changed {
 			continue

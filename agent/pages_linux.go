@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// releaseStartupPages unmaps the clean, read-only pages of bramble's own
+// executable (code, and the read-only data holding type and function
+// tables) from this process. One binary carries the server, the API types
+// and the containerd client, and start-up (package initialisation, the
+// first sync) touches far more of it than an idle agent uses; the kernel
+// also maps neighbouring pages on every fault. The pages stay in the page
+// cache and fault back in when used, so what remains mapped after this is
+// the agent's working set. Only private mappings without write permission
+// and without a single anonymous (copied-on-write) page are released: their
+// pages are identical to the file. Relocated read-only data of a cgo binary
+// (RELRO: written by the dynamic linker, then made read-only) holds
+// anonymous pages and is left alone.
+func releaseStartupPages() (released int64, err error) {
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return 0, fmt.Errorf("release start-up pages: %w", err)
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, fmt.Errorf("release start-up pages: %w", err)
+	}
+	for _, m := range cleanReadOnlyMappings(smaps, exe) {
+		if err := madviseDontNeed(m[0], m[1]); err != nil {
+			return released, fmt.Errorf("release start-up pages %x-%x: %w", m[0], m[1], err)
+		}
+		released += int64(m[1] - m[0])
+	}
+	return released, nil
+}
+
+// cleanReadOnlyMappings lists the [start, end) ranges of smaps entries that
+// map path privately without write permission and hold no anonymous pages.
+func cleanReadOnlyMappings(smaps []byte, path string) [][2]uintptr {
+	var out [][2]uintptr
+	var cur [2]uintptr
+	candidate := false
+	flush := func() {
+		if candidate {
+			out = append(out, cur)
+		}
+		candidate = false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(smaps))
+	for sc.Scan() {
+		line := sc.Text()
+		if start, end, ok := readOnlyMappingOf(line, path); ok {
+			flush()
+			cur, candidate = [2]uintptr{start, end}, true
+			continue
+		}
+		if isMappingHeader(line) {
+			flush()
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "Anonymous:"); ok && strings.TrimSpace(v) != "0 kB" {
+			candidate = false
+		}
+	}
+	flush()
+	return out
+}
+
+// isMappingHeader tells an smaps mapping line ("start-end perms ...") from
+// the "Key: value" lines under it.
+func isMappingHeader(line string) bool {
+	f := strings.Fields(line)
+	return len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":")
+}
+
+// readOnlyMappingOf parses one /proc/self/maps line and reports the range
+// of a private, non-writable mapping of path.
+func readOnlyMappingOf(line, path string) (start, end uintptr, ok bool) {
+	f := strings.Fields(line)
+	if len(f) < 6 || strings.Join(f[5:], " ") != path {
+		return 0, 0, false
+	}
+	perms := f[1]
+	if len(perms) != 4 || perms[1] != '-' || perms[3] != 'p' {
+		return 0, 0, false
+	}
+	lo, hi, found := strings.Cut(f[0], "-")
+	a, err1 := strconv.ParseUint(lo, 16, 64)
+	b, err2 := strconv.ParseUint(hi, 16, 64)
+	if !found || err1 != nil || err2 != nil || b <= a {
+		return 0, 0, false
+	}
+	return uintptr(a), uintptr(b), true
+}
+
+func madviseDontNeed(start, end uintptr) error {
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
