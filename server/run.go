@@ -56,6 +56,10 @@ func Run(ctx context.Context, cfg Config) error {
 	return s.Stop()
 }
 
+// Wait delivers the error that stopped the HTTPS listener, if it stops
+// before Stop is called.
+func (s *Server) Wait() <-chan error { return s.serveErr }
+
 // Start brings every part up and returns once the API answers. Stop undoes
 // it; a failed Start has undone what it did.
 func Start(ctx context.Context, cfg Config) (_ *Server, err error) {

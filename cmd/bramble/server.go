@@ -1,25 +1,49 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/bramble-edge/bramble/agent"
 	"github.com/bramble-edge/bramble/server"
 )
 
 func newServerCommand() *cobra.Command {
 	var cfg server.Config
+	var node agent.Config
+	var configFile string
 	cmd := &cobra.Command{
 		Use:   "server",
-		Short: "Run the bramble server: datastore, Kubernetes API and controllers",
+		Short: "Run the bramble server: datastore, Kubernetes API, MQTT broker and an agent for this machine",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return server.Run(cmd.Context(), cfg)
+			if err := applyConfigFile(cmd.Flags(), configFile, "server"); err != nil {
+				return err
+			}
+			level, err := parseLevel(cfg.LogLevel)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			return runServer(cmd.Context(), cfg, node)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.DataDir, "data-dir", server.DefaultDataDir, "folder for the datastore, certificates and state")
+	f.StringVar(&configFile, "config", agent.DefaultConfigFile, "config file of flag names to values (flags win)")
+	addServerFlags(f, &cfg)
+	addNodeFlags(f, &node)
+	return cmd
+}
+
+func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
+	f.StringVar(&cfg.DataDir, "data-dir", server.DefaultDataDir, "folder for the datastore, certificates and state (the embedded agent's is <data-dir>/agent)")
 	f.StringVar(&cfg.BindAddress, "bind-address", "0.0.0.0", "address the API server listens on")
 	f.IntVar(&cfg.HTTPSPort, "https-listen-port", server.DefaultHTTPSPort, "HTTPS port of the API server")
 	f.StringSliceVar(&cfg.TLSSANs, "tls-san", nil, "extra DNS name or IP address for the serving certificate (repeatable)")
@@ -36,5 +60,39 @@ func newServerCommand() *cobra.Command {
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	return cmd
+}
+
+// runServer runs the server and, unless --disable-agent, an agent for this
+// machine that joins it with the default token over loopback, as a
+// separate agent would. A failing agent stops the server too (a node
+// without containerd should say so, not run half a cluster).
+func runServer(ctx context.Context, cfg server.Config, node agent.Config) error {
+	s, err := server.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	agentErr := make(chan error, 1)
+	actx, stopAgent := context.WithCancel(ctx)
+	if !cfg.DisableAgent {
+		node.ServerURL, node.Token, node.DataDir, node.Logger = s.URL, s.Token, cfg.DataDir, cfg.Logger.With("part", "agent")
+		go func() { agentErr <- agent.Run(actx, node) }()
+	}
+	running := !cfg.DisableAgent
+	select {
+	case <-ctx.Done():
+	case err = <-s.Wait():
+		err = fmt.Errorf("serve %s: %w", s.URL, err)
+	case err = <-agentErr:
+		running = false
+		if err == nil {
+			err = errors.New("stopped")
+		}
+		err = fmt.Errorf("embedded agent (run with --disable-agent to go without one): %w", err)
+	}
+	stopAgent()
+	if running {
+		<-agentErr // the agent leaves its containers running for the next start
+	}
+	cfg.Logger.Info("shutting down")
+	return errors.Join(err, s.Stop())
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,6 +55,14 @@ func RunningTasks(t testing.TB, d *runtimetest.Daemon, ns string) int {
 	return n
 }
 
+// StartServerWithAgent runs bramble server with its embedded agent on the
+// private containerd d, in containerd namespace ns, as node.
+func StartServerWithAgent(t testing.TB, d *runtimetest.Daemon, ns, node string, extraArgs ...string) *Server {
+	t.Helper()
+	return startServer(t, []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
+		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}, extraArgs)
+}
+
 // JoinToken is the server's default join token (server/token).
 func JoinToken(t testing.TB, s *Server) string {
 	t.Helper()
@@ -75,7 +84,7 @@ type Agent struct {
 func agentArgs(s *Server, d *runtimetest.Daemon, dataDir, ns string) []string {
 	return []string{"agent", "--server", s.URL(), "--data-dir", dataDir, "--config", filepath.Join(dataDir, "config.yaml"),
 		"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns, "--heartbeat-interval", "2s",
-		"--node-ip", "127.0.0.1"}
+		"--node-ip", "127.0.0.1", "--containerd-root", d.Root}
 }
 
 // agentDataDir is a fresh data dir with a config file (read through
@@ -152,6 +161,23 @@ func (a *Agent) Stop(t testing.TB) {
 	}
 }
 
+// TaskPID is the host PID of the running task of a container whose ID
+// contains name (pod containers are named after their pod and container).
+func TaskPID(t testing.TB, d *runtimetest.Daemon, ns, name string) int {
+	t.Helper()
+	for _, line := range strings.Split(Ctr(t, d, ns, "tasks", "ls"), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && strings.Contains(f[0], name) && f[2] == "RUNNING" {
+			pid, err := strconv.Atoi(f[1])
+			if err == nil {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no running task for %q in namespace %s", name, ns)
+	return 0
+}
+
 // PID of the running agent process.
 func (a *Agent) PID() int { return a.cmd.Process.Pid }
 
@@ -175,11 +201,21 @@ func (a *Agent) WaitReady(t testing.TB, s *Server, node string) {
 // into the agent's images folder and waits until containerd has it.
 func (a *Agent) ImportBusybox(t testing.TB, d *runtimetest.Daemon, ns, image string) {
 	t.Helper()
+	ImportBusybox(t, a.DataDir, d, ns, image)
+}
+
+// ImportBusybox drops a busybox tarball into the images folder of the
+// agent whose data dir is dataDir (a server's, for its embedded agent).
+func ImportBusybox(t testing.TB, dataDir string, d *runtimetest.Daemon, ns, image string) {
+	t.Helper()
 	img, err := runtimetest.Busybox(image, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	images := filepath.Join(a.DataDir, "agent", "images")
+	images := filepath.Join(dataDir, "agent", "images")
+	if err := os.MkdirAll(images, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := runtimetest.WriteOCIArchive(filepath.Join(images, "busybox.tar.tmp"), img); err != nil {
 		t.Fatal(err)
 	}
