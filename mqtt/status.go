@@ -49,10 +49,18 @@ type NodeReport struct {
 	Addresses   []corev1.NodeAddress    `json:"addresses,omitempty"`
 	NodeInfo    corev1.NodeSystemInfo   `json:"nodeInfo"`
 	Images      []corev1.ContainerImage `json:"images,omitempty"`
+	// ImagePlatforms maps an image reference the node holds to the
+	// platforms it offers ("linux/arm64", "linux/arm/v7"): the scheduler
+	// keeps a pod off nodes its images cannot run on. The server keeps it
+	// on the Node as the ImagePlatformsAnnotation.
+	ImagePlatforms map[string][]string `json:"imagePlatforms,omitempty"`
 	// TemperatureCelsius is the board's temperature when the agent can read
 	// it. The server keeps it in memory only: it changes all the time.
 	TemperatureCelsius *float64 `json:"temperatureCelsius,omitempty"`
 }
+
+// ImagePlatformsAnnotation holds a Node's ImagePlatforms as JSON.
+const ImagePlatformsAnnotation = "bramble.io/image-platforms"
 
 // NodeCondition is a Kubernetes NodeCondition without its times.
 type NodeCondition struct {

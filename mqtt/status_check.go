@@ -127,6 +127,9 @@ func (r *NodeReport) check() error {
 	if err := checkImages(r.Images); err != nil {
 		return err
 	}
+	if err := checkImagePlatforms(r.ImagePlatforms); err != nil {
+		return err
+	}
 	if t := r.TemperatureCelsius; t != nil && (math.IsNaN(*t) || *t < -100 || *t > 200) {
 		return fmt.Errorf("temperatureCelsius: got %v, want -100 to 200", *t)
 	}
@@ -235,4 +238,48 @@ func checkImages(images []corev1.ContainerImage) error {
 		}
 	}
 	return nil
+}
+
+// maxPlatformsPerImage bounds one image's platform list (multi-arch images
+// offer a handful).
+const maxPlatformsPerImage = 16
+
+func checkImagePlatforms(m map[string][]string) error {
+	if len(m) > MaxHeartbeatImages {
+		return fmt.Errorf("imagePlatforms: got %d images, want at most %d", len(m), MaxHeartbeatImages)
+	}
+	for ref, ps := range m {
+		if ref == "" || len(ref) > maxTextBytes {
+			return fmt.Errorf("imagePlatforms: image reference of %d bytes, want 1 to %d", len(ref), maxTextBytes)
+		}
+		if len(ps) == 0 || len(ps) > maxPlatformsPerImage {
+			return fmt.Errorf("imagePlatforms[%s]: got %d platforms, want 1 to %d", ref, len(ps), maxPlatformsPerImage)
+		}
+		for _, p := range ps {
+			if !validPlatform(p) {
+				return fmt.Errorf("imagePlatforms[%s]: %q is not os/arch[/variant]", ref, p)
+			}
+		}
+	}
+	return nil
+}
+
+// validPlatform accepts os/arch or os/arch/variant of lower-case letters,
+// digits and "_".
+func validPlatform(p string) bool {
+	parts := strings.Split(p, "/")
+	if len(parts) < 2 || len(parts) > 3 || len(p) > 64 {
+		return false
+	}
+	for _, part := range parts {
+		if part == "" {
+			return false
+		}
+		for _, c := range part {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+				return false
+			}
+		}
+	}
+	return true
 }

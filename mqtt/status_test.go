@@ -119,6 +119,10 @@ func TestDecodeHeartbeatErrors(t *testing.T) {
 		{"no arch", func(m map[string]any) { delete(st(m)["nodeInfo"].(map[string]any), "architecture") }, "status.nodeInfo.architecture: missing"},
 		{"image names", func(m map[string]any) { st(m)["images"] = []any{map[string]any{"sizeBytes": 1}} }, "status.images[0].names: missing"},
 		{"temperature", func(m map[string]any) { st(m)["temperatureCelsius"] = 900 }, "status.temperatureCelsius: got 900, want -100 to 200"},
+		{"platform form", func(m map[string]any) { st(m)["imagePlatforms"] = map[string]any{"busybox:1": []any{"arm64"}} }, `imagePlatforms[busybox:1]: "arm64" is not os/arch[/variant]`},
+		{"platform case", func(m map[string]any) { st(m)["imagePlatforms"] = map[string]any{"busybox:1": []any{"Linux/ARM64"}} }, `"Linux/ARM64" is not os/arch[/variant]`},
+		{"no platforms", func(m map[string]any) { st(m)["imagePlatforms"] = map[string]any{"busybox:1": []any{}} }, "imagePlatforms[busybox:1]: got 0 platforms"},
+		{"empty image ref", func(m map[string]any) { st(m)["imagePlatforms"] = map[string]any{"": []any{"linux/arm64"}} }, "imagePlatforms: image reference of 0 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -74,6 +74,9 @@ type Node struct {
 	BoardModel string
 	// TemperatureCelsius is nil when no thermal zone is readable.
 	TemperatureCelsius *float64
+	// ImagePlatforms maps each reported image name to the platforms the
+	// image offers, for the scheduler's architecture check.
+	ImagePlatforms map[string][]string
 }
 
 func (c *Config) setDefaults() error {
@@ -123,8 +126,9 @@ func Collect(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collect node status: %w", err)
 	}
-	ready, imgs := askRuntime(ctx, cfg.Runtime, &n.Status.NodeInfo)
-	n.Status.Images = imgs
+	ready, list := askRuntime(ctx, cfg.Runtime, &n.Status.NodeInfo)
+	n.Status.Images = images(list)
+	n.ImagePlatforms = imagePlatforms(list, n.Status.Images)
 	n.Status.Conditions = append([]corev1.NodeCondition{ready}, pressures(cfg, res)...)
 	n.Labels = labels(cfg, n)
 	if t, ok := temperature(cfg.Root); ok {

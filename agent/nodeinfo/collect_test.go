@@ -81,6 +81,10 @@ func TestCollectThisMachine(t *testing.T) {
 	if len(n.Status.Images) != 1 || n.Status.Images[0].Names[0] != "docker.io/library/busybox:nodeinfo" || n.Status.Images[0].SizeBytes <= 0 {
 		t.Errorf("images: got %+v, want the imported busybox with a size", n.Status.Images)
 	}
+	want := "linux/" + goruntime.GOARCH
+	if ps := n.ImagePlatforms["docker.io/library/busybox:nodeinfo"]; len(ps) != 1 || ps[0] != want {
+		t.Errorf("image platforms: got %v, want [%s] for busybox", n.ImagePlatforms, want)
+	}
 	checkHeartbeat(t, n)
 }
 

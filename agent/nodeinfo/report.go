@@ -14,6 +14,7 @@ func (n *Node) Report() mqtt.NodeReport {
 		Addresses:          n.Status.Addresses,
 		NodeInfo:           n.Status.NodeInfo,
 		Images:             n.Status.Images,
+		ImagePlatforms:     n.ImagePlatforms,
 		TemperatureCelsius: n.TemperatureCelsius,
 	}
 	for _, c := range n.Status.Conditions {

@@ -1,6 +1,7 @@
 package nodeinfo
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,6 +78,30 @@ func images(list []runtime.Image) []corev1.ContainerImage {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].SizeBytes > out[j].SizeBytes })
 	if len(out) > maxImages {
 		out = out[:maxImages]
+	}
+	return out
+}
+
+// imagePlatforms maps the names of the reported images (not their
+// name@digest forms) to the platforms they offer; images that say nothing
+// about their platforms are left out.
+func imagePlatforms(list []runtime.Image, reported []corev1.ContainerImage) map[string][]string {
+	keep := map[string]bool{}
+	for _, ci := range reported {
+		for _, n := range ci.Names {
+			keep[n] = true
+		}
+	}
+	out := map[string][]string{}
+	for _, img := range list {
+		if keep[img.Name] && len(img.Platforms) > 0 {
+			ps := slices.Clone(img.Platforms)
+			sort.Strings(ps)
+			out[img.Name] = slices.Compact(ps)
+		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/version"
 )
 
@@ -113,7 +114,7 @@ func buildSetting(key string) string {
 
 // askRuntime fills the runtime version and returns the Ready condition and
 // the images present. Ready is True when the runtime answers both.
-func askRuntime(ctx context.Context, rt RuntimeInfo, info *corev1.NodeSystemInfo) (corev1.NodeCondition, []corev1.ContainerImage) {
+func askRuntime(ctx context.Context, rt RuntimeInfo, info *corev1.NodeSystemInfo) (corev1.NodeCondition, []runtime.Image) {
 	notReady := func(msg string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Reason: "RuntimeNotReady", Message: msg}
 	}
@@ -131,5 +132,5 @@ func askRuntime(ctx context.Context, rt RuntimeInfo, info *corev1.NodeSystemInfo
 	}
 	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "AgentReady",
 		Message: "containerd " + v + " answers"}
-	return ready, images(list)
+	return ready, list
 }

@@ -27,6 +27,8 @@ import (
 type Writer interface {
 	Create(ctx context.Context, obj api.Object) (api.Object, error)
 	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	// Update writes metadata (the image platforms annotation).
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
 }
 
 // Config wires a Monitor. Bus, Store and Writer are required; zero values

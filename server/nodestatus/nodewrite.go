@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -79,7 +80,7 @@ func (m *Monitor) nodeMissing(ctx context.Context, name string, hb *mqtt.Heartbe
 	}
 	now := metav1.NewTime(m.cfg.Now().UTC().Truncate(time.Second))
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(hb.Labels)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(hb.Labels), Annotations: platformAnnotations(nil, hb)},
 		Spec:       corev1.NodeSpec{Taints: slices.Clone(hb.Taints)},
 		Status:     *composeStatus(&corev1.NodeStatus{}, hb, false, now),
 	}
@@ -98,6 +99,10 @@ func (m *Monitor) nodeMissing(ctx context.Context, name string, hb *mqtt.Heartbe
 
 // updateNode writes cur's status when what a user sees would change.
 func (m *Monitor) updateNode(ctx context.Context, cur *corev1.Node, hb *mqtt.Heartbeat, lost bool) error {
+	cur, err := m.updatePlatforms(ctx, cur, hb, lost)
+	if err != nil {
+		return err
+	}
 	now := metav1.NewTime(m.cfg.Now().UTC().Truncate(time.Second))
 	next := composeStatus(&cur.Status, hb, lost, now)
 	if !statusView(&cur.Status).differs(statusView(next), m.cfg.ResourceChange) {
@@ -147,6 +152,50 @@ func composeStatus(cur *corev1.NodeStatus, hb *mqtt.Heartbeat, lost bool, now me
 	for _, c := range r.Conditions {
 		out.Conditions = setCondition(out.Conditions, c.Type, c.Status, c.Reason, c.Message, now)
 	}
+	return out
+}
+
+// updatePlatforms writes the image platforms a heartbeat reports into the
+// Node's ImagePlatformsAnnotation when they differ, and returns the Node
+// as stored.
+func (m *Monitor) updatePlatforms(ctx context.Context, cur *corev1.Node, hb *mqtt.Heartbeat, lost bool) (*corev1.Node, error) {
+	if lost || hb == nil {
+		return cur, nil
+	}
+	want := platformAnnotations(cur.Annotations, hb)
+	if maps.Equal(want, cur.Annotations) || len(want) == 0 && len(cur.Annotations) == 0 {
+		return cur, nil
+	}
+	if err := m.limiter.wait(ctx); err != nil {
+		return nil, err
+	}
+	upd := cur.DeepCopy()
+	upd.Annotations = want
+	out, err := m.cfg.Writer.Update(ctx, upd)
+	if err != nil {
+		return nil, fmt.Errorf("update image platforms of node %s: %w", cur.Name, err)
+	}
+	m.counters.nodeWrites.Add(1)
+	return out.(*corev1.Node), nil
+}
+
+// platformAnnotations is annotations with ImagePlatformsAnnotation set to
+// the heartbeat's image platforms (JSON, keys sorted), or removed when it
+// reports none.
+func platformAnnotations(annotations map[string]string, hb *mqtt.Heartbeat) map[string]string {
+	out := maps.Clone(annotations)
+	if len(hb.Status.ImagePlatforms) == 0 {
+		delete(out, mqtt.ImagePlatformsAnnotation)
+		return out
+	}
+	b, err := json.Marshal(hb.Status.ImagePlatforms)
+	if err != nil {
+		return out
+	}
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[mqtt.ImagePlatformsAnnotation] = string(b)
 	return out
 }
 

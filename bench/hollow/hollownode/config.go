@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	corev1 "k8s.io/api/core/v1"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -40,7 +41,12 @@ type Config struct {
 	MaxPods int
 	// Labels are added to kubernetes.io/arch, kubernetes.io/os and
 	// kubernetes.io/hostname (-labels k=v,...).
-	Labels    map[string]string
+	Labels map[string]string
+	// Taints the nodes register with.
+	Taints []corev1.Taint
+	// Images the nodes report holding, by reference, with the platforms
+	// each offers (the scheduler's architecture check reads them).
+	Images    map[string][]string
 	Heartbeat time.Duration // -heartbeat, default 10s
 	// StateDir keeps each node's credentials (StateDir/<node>/), so a
 	// restarted fleet does not join again (-state-dir; default

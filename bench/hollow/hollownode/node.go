@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -127,7 +128,7 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 	labels := map[string]string{"kubernetes.io/arch": c.Arch, "kubernetes.io/os": "linux", "kubernetes.io/hostname": n.name}
 	maps.Copy(labels, c.Labels)
 	id := sha256.Sum256([]byte(n.name))
-	return mqtt.Heartbeat{Node: n.name, IntervalSeconds: int32(c.Heartbeat / time.Second), Labels: labels,
+	hb := mqtt.Heartbeat{Node: n.name, IntervalSeconds: int32(c.Heartbeat / time.Second), Labels: labels, Taints: c.Taints,
 		Status: mqtt.NodeReport{Capacity: res, Allocatable: res.DeepCopy(),
 			Conditions: []mqtt.NodeCondition{
 				{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "AgentReady", Message: "hollow agent is posting ready status"},
@@ -140,4 +141,11 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 				MachineID: hex.EncodeToString(id[:16]), SystemUUID: hex.EncodeToString(id[16:]),
 				KernelVersion: "6.6.0-hollow", OSImage: "bramble hollow node",
 				ContainerRuntimeVersion: "hollow://" + version.Version, KubeletVersion: version.Version}}}
+	for _, ref := range slices.Sorted(maps.Keys(c.Images)) {
+		hb.Status.Images = append(hb.Status.Images, corev1.ContainerImage{Names: []string{ref}, SizeBytes: 4 << 20})
+	}
+	if len(c.Images) > 0 {
+		hb.Status.ImagePlatforms = c.Images
+	}
+	return hb
 }
