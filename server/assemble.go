@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
+	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
@@ -42,7 +44,35 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startMQTTParts(bg, cfg, side); err != nil {
 		return nil, err
 	}
+	s.bg, s.schedCfg = bg, cfg.Scheduler
+	if !cfg.DisableScheduler {
+		if err := s.StartScheduler(); err != nil {
+			return nil, err
+		}
+	}
 	return s.joinAndAPI(bg, cfg, certs, side)
+}
+
+// StartScheduler runs the scheduler on the datastore, binding through the
+// API's admission path. Start does it unless --disable-scheduler;
+// benchmarks call it later, once their pods are pending.
+func (s *Server) StartScheduler() error {
+	if s.Scheduler != nil {
+		return errors.New("scheduler: already running")
+	}
+	bg := s.bg
+	scfg := s.schedCfg
+	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{api: s.API}, s.log.With("component", "scheduler")
+	sched, err := scheduler.New(scfg)
+	if err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	if err := sched.Start(bg); err != nil {
+		return fmt.Errorf("scheduler: %w", err)
+	}
+	s.Scheduler = sched
+	s.stops = append(s.stops, sched.Stop)
+	return nil
 }
 
 // startMQTTParts starts node status and the publisher on the Bus.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bramble-edge/bramble/scheduler"
+
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/publish"
@@ -35,6 +37,10 @@ type Config struct {
 	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
 	NodeMonitorGracePeriod time.Duration
 	DisableAgent           bool // --disable-agent
+	DisableScheduler       bool // --disable-scheduler
+	// Scheduler tunes the scheduler (its Store, Binder and Logger are
+	// set by the server).
+	Scheduler scheduler.Config
 
 	// Not flags: tests and benchmarks that run the server in process tune
 	// its parts here (zero values get each part's defaults) and may give a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
@@ -28,15 +29,18 @@ type Server struct {
 	Broker     *mqtt.Broker // nil with an external broker
 	Monitor    *nodestatus.Monitor
 	Publisher  *publish.Publisher
-	URL        string // https://host:port the API listens on
-	Token      string // the default join token
-	Kubeconfig string // the admin kubeconfig written at start
+	Scheduler  *scheduler.Scheduler // nil with --disable-scheduler
+	URL        string               // https://host:port the API listens on
+	Token      string               // the default join token
+	Kubeconfig string               // the admin kubeconfig written at start
 
 	log      *slog.Logger
 	srv      *http.Server
 	serveErr chan error
 	cancel   context.CancelFunc // ends watches, log streams and background parts
-	stops    []func()           // undone in reverse order by Stop
+	bg       context.Context    // the background parts' context
+	schedCfg scheduler.Config
+	stops    []func() // undone in reverse order by Stop
 }
 
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then

@@ -29,6 +29,9 @@ type Config struct {
 	Logger     *slog.Logger
 	NodeStatus nodestatus.Config // Bus, Store and Writer are filled in
 	Publish    publish.Config    // Store, Bus and Logger are filled in
+	// DisableScheduler starts the server without its scheduler; call
+	// StartScheduler when the pods are pending.
+	DisableScheduler bool
 }
 
 // Cluster is a running in-process server.
@@ -65,7 +68,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	s, err := server.Start(ctx, server.Config{DataDir: cfg.Dir, BindAddress: "127.0.0.1", HTTPSPort: apiPort,
 		MQTTListenPort: mqttPort, WriteKubeconfig: filepath.Join(cfg.Dir, "kubeconfig.yaml"), DisableAgent: true,
-		NodeStatus: cfg.NodeStatus, Publish: cfg.Publish, Logger: cfg.Logger})
+		NodeStatus: cfg.NodeStatus, Publish: cfg.Publish, Logger: cfg.Logger, DisableScheduler: cfg.DisableScheduler})
 	if err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
@@ -73,6 +76,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		Kubeconfig: s.Kubeconfig, Store: s.Store, API: s.API, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
 		Pub: s.Publisher, srv: s}, nil
 }
+
+// StartScheduler starts the scheduler of a cluster started without it.
+func (c *Cluster) StartScheduler() error { return c.srv.StartScheduler() }
 
 // Stop shuts the server down.
 func (c *Cluster) Stop() { _ = c.srv.Stop() }

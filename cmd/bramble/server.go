@@ -59,6 +59,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.MQTTKey, "mqtt-key", "", "with --mqtt-broker: the server's client key")
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
+	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }
 

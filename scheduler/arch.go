@@ -1,0 +1,124 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+)
+
+// archFilter keeps a pod off nodes whose platform one of its images cannot
+// run on (platforms.go has the rules, e.g. an arm/v7 image does not run on
+// an arm/v6 node). An image whose platforms nobody knows restricts nothing;
+// the pod's own node selectors (kubernetes.io/arch) still apply through
+// the node selector filter.
+type archFilter struct{}
+
+func (archFilter) filter(c *cycle, n *nodeInfo) []string {
+	if len(c.arch.images) == 0 || c.arch.allows(n.platform) {
+		return nil
+	}
+	return c.arch.why()
+}
+
+// archRule is what a pod's images allow, resolved once per cycle.
+type archRule struct {
+	images    []imagePlatforms // the pod's images whose platforms are known
+	memo      []archVerdict    // verdicts per node platform seen this cycle
+	reason    []string
+	reasonSet bool
+}
+
+type imagePlatforms struct {
+	ref       string
+	platforms []platform
+}
+
+type archVerdict struct {
+	node platform
+	ok   bool
+}
+
+// resolve looks up the platforms of the pod's images: first in the nodes'
+// annotations (the snapshot's index), then in the extra source.
+func (r *archRule) resolve(p *podInfo, s *snapshot, extra ImagePlatforms) {
+	r.images, r.memo, r.reason, r.reasonSet = r.images[:0], r.memo[:0], nil, false
+	for _, img := range p.images {
+		if list, ok := s.imagePlatforms(img); ok {
+			r.images = append(r.images, imagePlatforms{ref: img, platforms: list})
+		} else if list, ok := lookupExtra(extra, img); ok {
+			r.images = append(r.images, imagePlatforms{ref: img, platforms: list})
+		}
+	}
+}
+
+// lookupExtra asks the extra source, keeping the platforms that parse.
+func lookupExtra(extra ImagePlatforms, img string) ([]platform, bool) {
+	if extra == nil {
+		return nil, false
+	}
+	names, known := extra.Platforms(img)
+	if !known {
+		return nil, false
+	}
+	var out []platform
+	for _, name := range names {
+		if p, ok := parsePlatform(name); ok {
+			out = append(out, p)
+		}
+	}
+	return out, len(out) > 0
+}
+
+// allows reports whether every known image runs on the node platform.
+func (r *archRule) allows(node platform) bool {
+	for _, v := range r.memo {
+		if v.node == node {
+			return v.ok
+		}
+	}
+	ok := true
+	for _, img := range r.images {
+		if !anyRunsOn(img.platforms, node) {
+			ok = false
+			break
+		}
+	}
+	r.memo = append(r.memo, archVerdict{node: node, ok: ok})
+	return ok
+}
+
+func anyRunsOn(images []platform, node platform) bool {
+	for _, p := range images {
+		if runsOn(p, node) {
+			return true
+		}
+	}
+	return false
+}
+
+// why words the rejection. It depends on the pod only, so every rejected
+// node counts under the same reason.
+func (r *archRule) why() []string {
+	if r.reasonSet {
+		return r.reason
+	}
+	r.reasonSet = true
+	if len(r.images) == 1 {
+		r.reason = []string{fmt.Sprintf("node(s) didn't match the image's architecture (image supports %s)",
+			platformList(r.images[0].platforms))}
+		return r.reason
+	}
+	parts := make([]string, len(r.images))
+	for i, img := range r.images {
+		parts[i] = img.ref + " supports " + platformList(img.platforms)
+	}
+	r.reason = []string{fmt.Sprintf("node(s) didn't match the images' architectures (%s)", strings.Join(parts, "; "))}
+	return r.reason
+}
+
+func platformList(list []platform) string {
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.String()
+	}
+	return strings.Join(names, ", ")
+}

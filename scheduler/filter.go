@@ -1,0 +1,98 @@
+package scheduler
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+)
+
+// filter rejects the nodes a pod cannot run on. Each filter checks one
+// thing, lives in a file named after it, and reads only the cycle and the
+// node: no I/O, no locks, no changes.
+type filter interface {
+	// filter returns nil when the pod may run on the node, else why not,
+	// in kube-scheduler's words. Only the resources filter ever gives more
+	// than one reason (one per resource that is short), as
+	// kube-scheduler's NodeResourcesFit does.
+	filter(c *cycle, n *nodeInfo) []string
+}
+
+// Reasons, worded as kube-scheduler 1.32 words them, so that messages read
+// the same as on any Kubernetes cluster.
+var (
+	reasonUnschedulable    = []string{"node(s) were unschedulable"}
+	reasonNodeAffinity     = []string{"node(s) didn't match Pod's node affinity/selector"}
+	reasonTooManyPods      = []string{"Too many pods"}
+	reasonHostPorts        = []string{"node(s) didn't have free ports for the requested pod ports"}
+	reasonAffinity         = []string{"node(s) didn't match pod affinity rules"}
+	reasonAntiAffinity     = []string{"node(s) didn't match pod anti-affinity rules"}
+	reasonExistingAntiAffi = []string{"node(s) didn't satisfy existing pods anti-affinity rules"}
+)
+
+// defaultFilters is the filter chain, wired once. The order is stable and
+// follows kube-scheduler's (cheap node checks first); a node is rejected by
+// the first filter that fails, so it contributes that filter's reasons only.
+func defaultFilters() []filter {
+	return []filter{
+		nodeReady{},
+		taintToleration{},
+		nodeSelector{},
+		archFilter{},
+		hostPorts{},
+		podCount{},
+		resourcesFit{},
+		podAffinity{},
+		antiAffinity{},
+	}
+}
+
+// runFilters applies the chain to one node.
+func runFilters(filters []filter, c *cycle, n *nodeInfo) []string {
+	for _, f := range filters {
+		if reasons := f.filter(c, n); reasons != nil {
+			return reasons
+		}
+	}
+	return nil
+}
+
+// FitError says that no node can take a pod, and why, counted per reason.
+// Its message reads exactly as kube-scheduler's:
+//
+//	0/12 nodes are available: 5 Insufficient memory, 7 node(s) didn't match Pod's node affinity/selector.
+//
+// Each node counts once under each reason the first filter that rejected
+// it gave; the "count reason" parts are sorted as strings, as
+// kube-scheduler sorts them. bramble has no preemption, so no preemption
+// part follows.
+type FitError struct {
+	Pod         string         // namespace/name
+	NumAllNodes int            // nodes in the snapshot
+	Reasons     map[string]int // reason -> number of nodes rejected for it
+}
+
+// noNodesReason completes the message when the cluster has no nodes at all
+// (kube-scheduler says only "no nodes available to schedule pods" there;
+// bramble keeps the usual shape so every failure reads alike).
+const noNodesReason = "no nodes available to schedule pods"
+
+func newFitError(pod string, all int, reasons map[string]int) *FitError {
+	return &FitError{Pod: pod, NumAllNodes: all, Reasons: maps.Clone(reasons)}
+}
+
+func (e *FitError) Error() string {
+	msg := fmt.Sprintf("0/%d nodes are available:", e.NumAllNodes)
+	if e.NumAllNodes == 0 {
+		return msg + " " + noNodesReason + "."
+	}
+	parts := make([]string, 0, len(e.Reasons))
+	for reason, n := range e.Reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", n, reason))
+	}
+	if len(parts) == 0 {
+		return msg
+	}
+	sort.Strings(parts)
+	return msg + " " + strings.Join(parts, ", ") + "."
+}

@@ -1,0 +1,115 @@
+package scheduler
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// loop is the scheduling loop: one pod at a time, each decided on a
+// snapshot brought up to date just before.
+func (s *Scheduler) loop(ctx context.Context) {
+	for {
+		p, err := s.queue.Pop(ctx)
+		if err != nil {
+			return
+		}
+		s.scheduleOne(ctx, p)
+	}
+}
+
+// scheduleOne decides one pod. A fitting pod is assumed on its node in the
+// cache at once (the next decision sees it there) and its binding goes to
+// the workers; a pod that fits nowhere waits in the queue, and its status
+// is written when the reason changed.
+func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
+	s.cache.updateSnapshot(s.snap)
+	node, err := s.algo.schedule(p.info, s.snap)
+	if err != nil {
+		s.unschedulable(ctx, p, err.Error())
+		return
+	}
+	if err := s.cache.assume(p.info, node); err != nil {
+		s.log.Debug("cannot place pod; retrying after back-off", "pod", p.info.key, "err", err)
+		s.queue.requeue(p.qp, stateInFlight)
+		return
+	}
+	if !s.queue.assumed(p) {
+		s.cache.forget(p.info.key, p.info.uid) // deleted or bound while it was decided
+		return
+	}
+	s.dispatch(ctx, func(ctx context.Context) { s.bind(ctx, p.qp, p.info, node) })
+}
+
+// unschedulable parks a pod that fits nowhere and, if the message changed
+// since its last failure, has its status and an event written.
+func (s *Scheduler) unschedulable(ctx context.Context, p popped, msg string) {
+	s.log.Debug("pod does not fit", "pod", p.info.key, "reason", msg)
+	if !s.queue.unschedulable(p, msg) {
+		return
+	}
+	pod := p.info.pod
+	s.dispatch(ctx, func(ctx context.Context) { s.reportUnschedulable(ctx, p.qp, pod, msg) })
+}
+
+// schedulerNames are the spec.schedulerName values bramble schedules.
+var schedulerNames = []string{"", corev1.DefaultSchedulerName, "bramble"}
+
+// responsible reports whether the pod is bramble's to schedule.
+func responsible(pod *corev1.Pod) bool {
+	for _, n := range schedulerNames {
+		if pod.Spec.SchedulerName == n {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeHandler feeds node changes to the cache; a change that could let a
+// waiting pod fit sends the unschedulable pods back to the active queue.
+type nodeHandler struct{ s *Scheduler }
+
+func (h nodeHandler) upsert(obj api.Object) {
+	if n, ok := obj.(*corev1.Node); ok && h.s.cache.setNode(n) {
+		h.s.queue.moveAll()
+	}
+}
+
+func (h nodeHandler) remove(name string) {
+	h.s.cache.removeNode(name)
+}
+
+// podHandler sorts pod changes: bound pods are counted in the cache (and
+// leave the queue); unbound pods that bramble schedules are queued; the
+// rest (being deleted, finished, another scheduler's) leave the queue.
+type podHandler struct{ s *Scheduler }
+
+func (h podHandler) upsert(obj api.Object) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	s, info := h.s, newPodInfo(pod)
+	switch {
+	case pod.Spec.NodeName != "":
+		s.queue.delete(info.key)
+		if s.cache.addPod(info) {
+			s.queue.moveAll()
+		}
+	case pod.DeletionTimestamp != nil || info.terminal || !responsible(pod):
+		s.queue.delete(info.key)
+	default:
+		s.queue.add(info)
+	}
+}
+
+// remove handles a deleted pod; freeing a node's resources may let waiting
+// pods fit.
+func (h podHandler) remove(key string) {
+	h.s.queue.delete(key)
+	if h.s.cache.removePod(key) {
+		h.s.queue.moveAll()
+	}
+}

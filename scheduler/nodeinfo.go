@@ -1,0 +1,90 @@
+package scheduler
+
+import (
+	"maps"
+	"slices"
+)
+
+// nodeInfo is one node with the pods counted on it (bound, and assumed
+// while their binding is under way). The cache mutates its own nodeInfos;
+// a snapshot holds clones that nobody mutates.
+type nodeInfo struct {
+	*nodeStatic
+	gen       int64       // cache generation of the last change
+	requested resourceSet // sum of the requests of the counted pods
+	nonZero   resourceSet // the same with scoring defaults
+	ports     []hostPort  // host ports taken, one entry per pod port
+	spread    map[string]int32
+	pods      []*podInfo
+	antiPods  int // counted pods with required anti-affinity
+}
+
+func newNodeInfo(static *nodeStatic) *nodeInfo {
+	return &nodeInfo{nodeStatic: static, spread: map[string]int32{}}
+}
+
+// podCount is the number of pods counted on the node.
+func (n *nodeInfo) podCount() int { return len(n.pods) }
+
+// addPod counts p on the node.
+func (n *nodeInfo) addPod(p *podInfo) {
+	n.pods = append(n.pods, p)
+	n.requested.add(p.req)
+	n.nonZero.add(p.nonZero)
+	n.ports = append(n.ports, p.ports...)
+	if p.spreadKey != "" {
+		n.spread[p.spreadKey]++
+	}
+	if len(p.anti) > 0 {
+		n.antiPods++
+	}
+}
+
+// removePod stops counting the pod with p's key; false when it was not
+// counted here.
+func (n *nodeInfo) removePod(p *podInfo) bool {
+	i := slices.IndexFunc(n.pods, func(q *podInfo) bool { return q.key == p.key })
+	if i < 0 {
+		return false
+	}
+	old := n.pods[i]
+	n.pods = slices.Delete(n.pods, i, i+1)
+	n.requested.sub(old.req)
+	n.nonZero.sub(old.nonZero)
+	for _, hp := range old.ports {
+		if j := slices.Index(n.ports, hp); j >= 0 {
+			n.ports = slices.Delete(n.ports, j, j+1)
+		}
+	}
+	if old.spreadKey != "" {
+		if n.spread[old.spreadKey]--; n.spread[old.spreadKey] <= 0 {
+			delete(n.spread, old.spreadKey)
+		}
+	}
+	if len(old.anti) > 0 {
+		n.antiPods--
+	}
+	return true
+}
+
+// clone copies what addPod and removePod change, sharing the rest (the
+// static part and the podInfos, which are never mutated).
+func (n *nodeInfo) clone() *nodeInfo {
+	c := *n
+	c.ports = slices.Clone(n.ports)
+	c.spread = maps.Clone(n.spread)
+	c.pods = slices.Clone(n.pods)
+	return &c
+}
+
+// portFree reports whether none of ports conflicts with a taken one.
+func (n *nodeInfo) portFree(ports []hostPort) bool {
+	for _, want := range ports {
+		for _, taken := range n.ports {
+			if want.conflicts(taken) {
+				return false
+			}
+		}
+	}
+	return true
+}

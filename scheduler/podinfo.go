@@ -1,0 +1,116 @@
+package scheduler
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// podInfo is a pod with everything the scheduler derives from it computed
+// once. It is never changed after newPodInfo returns, so snapshots and the
+// queue can share it.
+type podInfo struct {
+	pod       *corev1.Pod
+	key       string // namespace/name
+	uid       types.UID
+	priority  int32
+	terminal  bool        // phase Succeeded or Failed: holds no resources
+	req       resourceSet // what the pod needs on its node
+	nonZero   resourceSet // req with scoring defaults for unset CPU and memory
+	ports     []hostPort  // host ports the pod occupies
+	spreadKey string      // pods with the same key belong together ("" = none)
+	images    []string    // normalized image references
+	nodes     *nodeMatcher
+	preferred []weightedTerm
+	affinity  []podTerm // required pod affinity
+	anti      []podTerm // required pod anti-affinity
+}
+
+// newPodInfo derives a podInfo from a pod the caller no longer changes.
+func newPodInfo(pod *corev1.Pod) *podInfo {
+	spec := &pod.Spec
+	p := &podInfo{
+		pod:       pod,
+		key:       podKey(pod.Namespace, pod.Name),
+		uid:       pod.UID,
+		terminal:  isTerminal(pod),
+		req:       podRequests(spec, resourcesOf),
+		nonZero:   podRequests(spec, nonZeroOf),
+		ports:     podHostPorts(spec),
+		spreadKey: spreadKeyOf(pod),
+		images:    podImages(spec),
+		nodes:     compileNodeMatcher(spec),
+		preferred: compilePreferred(spec),
+		affinity:  requiredAffinity(pod),
+		anti:      requiredAntiAffinity(pod),
+	}
+	if spec.Priority != nil {
+		p.priority = *spec.Priority
+	}
+	return p
+}
+
+func podKey(namespace, name string) string { return namespace + "/" + name }
+
+func isTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// spreadKeyOf groups pods that belong together: those of one controller
+// (the owner reference marked controller), or, for bare pods, those of one
+// namespace with the same "app" label. A bare pod without that label
+// belongs to no group.
+func spreadKeyOf(pod *corev1.Pod) string {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil && ref.UID != "" {
+		return "owner:" + string(ref.UID)
+	}
+	if app := pod.Labels["app"]; app != "" {
+		return "app:" + pod.Namespace + "/" + app
+	}
+	return ""
+}
+
+// hostPort is one port a pod holds on its node's network.
+type hostPort struct {
+	protocol corev1.Protocol
+	ip       string
+	port     int32
+}
+
+// podHostPorts lists the host ports a pod takes. bramble runs pods on the
+// host network, so a port with a hostPort takes that port, and with
+// spec.hostNetwork every containerPort is taken as itself.
+func podHostPorts(spec *corev1.PodSpec) []hostPort {
+	var out []hostPort
+	for i := range spec.Containers {
+		for _, cp := range spec.Containers[i].Ports {
+			port := cp.HostPort
+			if port == 0 && spec.HostNetwork {
+				port = cp.ContainerPort
+			}
+			if port <= 0 {
+				continue
+			}
+			proto := cp.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			out = append(out, hostPort{protocol: proto, ip: cp.HostIP, port: port})
+		}
+	}
+	return out
+}
+
+// conflicts reports whether two host ports cannot both be bound: same
+// protocol and port, and addresses that overlap (equal, or either one the
+// wildcard address).
+func (a hostPort) conflicts(b hostPort) bool {
+	if a.port != b.port || a.protocol != b.protocol {
+		return false
+	}
+	return a.ip == b.ip || isWildcard(a.ip) || isWildcard(b.ip)
+}
+
+func isWildcard(ip string) bool {
+	return ip == "" || ip == "0.0.0.0" || ip == "::"
+}

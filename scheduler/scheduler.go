@@ -1,0 +1,150 @@
+package scheduler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// Config configures a Scheduler. Store and Binder are required; the zero
+// value of every other field gets a default.
+type Config struct {
+	// Store is where the scheduler lists and watches Nodes and Pods.
+	Store datastore.Store
+	// Binder writes bindings, pod conditions and events.
+	Binder Binder
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Clock drives the queue's back-off; defaults to the wall clock.
+	Clock Clock
+	// ImagePlatforms, if set, is asked about images the nodes'
+	// bramble.io/image-platforms annotations say nothing about.
+	ImagePlatforms ImagePlatforms
+	// TopologyLabels are the node labels pods of one group are spread
+	// across, besides nodes. Default: topology.kubernetes.io/zone.
+	TopologyLabels []string
+	// PercentageOfNodesToScore: 0 adapts to the cluster size as
+	// kube-scheduler does (50% less 1% per 125 nodes, at least 5%, at least
+	// 100 nodes); 100 looks at every node.
+	PercentageOfNodesToScore int
+	// BindWorkers is how many bindings are written at once. Default 32.
+	BindWorkers int
+	// InitialBackoff and MaxBackoff bound a failed pod's wait before its
+	// next attempt. Defaults 1 s and 60 s.
+	InitialBackoff, MaxBackoff time.Duration
+	// UnschedulableFlush is the longest an unschedulable pod waits for a
+	// cluster change before it is tried again anyway. Default 5 min.
+	UnschedulableFlush time.Duration
+}
+
+func (c *Config) setDefaults() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("scheduler config: Store is required")
+	case c.Binder == nil:
+		return errors.New("scheduler config: Binder is required")
+	case c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100:
+		return fmt.Errorf("scheduler config: PercentageOfNodesToScore is %d, want 0 (adaptive) to 100", c.PercentageOfNodesToScore)
+	case c.BindWorkers < 0:
+		return fmt.Errorf("scheduler config: BindWorkers is %d, want 0 (default 32) or more", c.BindWorkers)
+	case c.InitialBackoff < 0 || c.MaxBackoff < 0 || c.UnschedulableFlush < 0:
+		return errors.New("scheduler config: InitialBackoff, MaxBackoff and UnschedulableFlush must not be negative")
+	}
+	for i, l := range c.TopologyLabels {
+		if l == "" {
+			return fmt.Errorf("scheduler config: TopologyLabels[%d] is empty", i)
+		}
+	}
+	c.Logger = cmp.Or(c.Logger, slog.Default())
+	c.Clock = cmp.Or[Clock](c.Clock, realClock{})
+	if c.TopologyLabels == nil {
+		c.TopologyLabels = []string{corev1.LabelTopologyZone}
+	}
+	c.BindWorkers = cmp.Or(c.BindWorkers, 32)
+	c.InitialBackoff = cmp.Or(c.InitialBackoff, time.Second)
+	c.MaxBackoff = cmp.Or(c.MaxBackoff, 60*time.Second)
+	c.UnschedulableFlush = cmp.Or(c.UnschedulableFlush, 5*time.Minute)
+	return nil
+}
+
+// Scheduler assigns unbound pods to nodes. Start it once; Stop ends it.
+type Scheduler struct {
+	cfg   Config
+	log   *slog.Logger
+	cache *cache
+	queue *queue
+	algo  *algorithm
+	snap  *snapshot // owned by the scheduling loop
+	work  chan func(context.Context)
+	nodes *reflector
+	pods  *reflector
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New checks cfg and builds a Scheduler; nothing runs until Start.
+func New(cfg Config) (*Scheduler, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Scheduler{cfg: cfg, log: cfg.Logger,
+		cache: newCache(cfg.TopologyLabels),
+		queue: newQueue(cfg.Clock, cfg.InitialBackoff, cfg.MaxBackoff, cfg.UnschedulableFlush),
+		algo:  newAlgorithm(cfg.PercentageOfNodesToScore, cfg.ImagePlatforms),
+		snap:  newSnapshot(cfg.TopologyLabels),
+		work:  make(chan func(context.Context), 4*cfg.BindWorkers),
+	}
+	s.nodes = newReflector(cfg.Store, nodesResource, s.log, nodeHandler{s})
+	s.pods = newReflector(cfg.Store, podsResource, s.log, podHandler{s})
+	return s, nil
+}
+
+// Start lists Nodes and Pods (returning an error if it cannot), then runs
+// the watches, the scheduling loop and the bind workers until Stop.
+func (s *Scheduler) Start(ctx context.Context) error {
+	if s.cancel != nil {
+		return errors.New("scheduler: already started")
+	}
+	if err := s.nodes.list(ctx); err != nil {
+		return fmt.Errorf("start scheduler: %w", err)
+	}
+	if err := s.pods.list(ctx); err != nil {
+		return fmt.Errorf("start scheduler: %w", err)
+	}
+	nodes := s.nodes.count()
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.spawn(func() { s.nodes.run(ctx) })
+	s.spawn(func() { s.pods.run(ctx) })
+	s.spawn(func() { s.loop(ctx) })
+	for range s.cfg.BindWorkers {
+		s.spawn(func() { s.worker(ctx) })
+	}
+	s.log.Info("scheduler started", "nodes", nodes, "workers", s.cfg.BindWorkers)
+	return nil
+}
+
+func (s *Scheduler) spawn(fn func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+}
+
+// Stop ends every goroutine Start began and waits for them. Bindings in
+// flight are abandoned (their context is cancelled).
+func (s *Scheduler) Stop() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+}

@@ -1,0 +1,47 @@
+package scheduler
+
+// Spreading keeps the pods that belong together (podinfo.go spreadKeyOf:
+// one controller, or bare pods of one app) apart, so that losing one node
+// or one zone loses few of them. Two scorers do it, each normalized over the
+// feasible nodes so that the node (or zone) with the most such pods gets 0
+// and one with none gets 100:
+//
+//   - spreadNodes counts the group's pods on the node;
+//   - spreadTopology counts them in the node's domain of each topology label
+//     (Config.TopologyLabels, default topology.kubernetes.io/zone), summed
+//     over the labels, from the snapshot's cluster-wide index. A node
+//     without a label is a domain of its own for it.
+//
+// Both see every pod of the group, not only those on sampled nodes, because
+// the counts come from the node accounts and the snapshot index; sampling
+// (algorithm.go) only limits which nodes are candidates.
+type spreadNodes struct{}
+
+func (spreadNodes) score(c *cycle, n *nodeInfo) int64 {
+	if c.pod.spreadKey == "" {
+		return 0
+	}
+	return int64(n.spread[c.pod.spreadKey])
+}
+
+func (spreadNodes) normalize(scores []int64) { normalizeReverse(scores) }
+
+type spreadTopology struct{}
+
+func (spreadTopology) score(c *cycle, n *nodeInfo) int64 {
+	key := c.pod.spreadKey
+	if key == "" {
+		return 0
+	}
+	var total int64
+	for i, v := range n.topo {
+		if v == "" {
+			total += int64(n.spread[key])
+			continue
+		}
+		total += int64(c.snap.topo[topoKey{label: i, value: v, spreadKey: key}])
+	}
+	return total
+}
+
+func (spreadTopology) normalize(scores []int64) { normalizeReverse(scores) }
