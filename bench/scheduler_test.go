@@ -50,13 +50,15 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 	f := startMixedFleet(b, c, nodes)
 	defer f()
 	waitStoredNodes(b, c, nodes)
+	createPods(b, c, "burst", pods, 8)
+	// Watched from here on, the pods' events are their bindings (and the
+	// hollow agents' status reports that follow).
 	wctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
 	if err != nil {
 		b.Fatal(err)
 	}
-	createPods(b, c, "burst", pods, 8)
 	b.ResetTimer()
 	start := time.Now()
 	if err := c.StartScheduler(); err != nil {
