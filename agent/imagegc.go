@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"syscall"
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
@@ -72,15 +71,11 @@ func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func()
 	}
 }
 
-// usedPercent is the share of the filesystem holding path that is used,
-// counting the root-reserved blocks as used, as df does.
+// usedPercent is the share of the filesystem holding path that is used.
 func usedPercent(path string) (float64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err != nil {
-		return 0, fmt.Errorf("image gc: statfs %s: %w", path, err)
+	free, err := runtime.FreePercent(path)
+	if err != nil {
+		return 0, fmt.Errorf("image gc: %w", err)
 	}
-	if st.Blocks == 0 {
-		return 0, nil
-	}
-	return 100 - float64(st.Bavail)/float64(st.Blocks)*100, nil
+	return 100 - free, nil
 }

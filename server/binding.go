@@ -83,15 +83,5 @@ func (a *API) bindPod(pod *corev1.Pod, b *corev1.Binding) (api.Object, error) {
 }
 
 func setPodScheduled(pod *corev1.Pod, now metav1.Time) {
-	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}
-	for i, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			if c.Status == corev1.ConditionTrue {
-				cond.LastTransitionTime = c.LastTransitionTime
-			}
-			pod.Status.Conditions[i] = cond
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, cond)
+	setCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now})
 }

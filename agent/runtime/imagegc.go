@@ -88,13 +88,23 @@ func lastTouched(img Image) time.Time {
 // enoughFree reports whether the filesystem holding p.Path has at least
 // p.MinFreePercent of its space available.
 func enoughFree(p ImageGCPolicy) (bool, error) {
+	free, err := FreePercent(p.Path)
+	if err != nil {
+		return false, fmt.Errorf("image gc: %w", err)
+	}
+	return free >= p.MinFreePercent, nil
+}
+
+// FreePercent is the share of the filesystem holding path that an
+// unprivileged user may still fill (root-reserved blocks count as used, as
+// df shows them); 100 for a filesystem that reports no blocks.
+func FreePercent(path string) (float64, error) {
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(p.Path, &st); err != nil {
-		return false, fmt.Errorf("image gc: statfs %s: %w", p.Path, err)
+	if err := syscall.Statfs(path, &st); err != nil {
+		return 0, fmt.Errorf("statfs %s: %w", path, err)
 	}
 	if st.Blocks == 0 {
-		return true, nil
+		return 100, nil
 	}
-	free := float64(st.Bavail) / float64(st.Blocks) * 100
-	return free >= p.MinFreePercent, nil
+	return float64(st.Bavail) / float64(st.Blocks) * 100, nil
 }
