@@ -41,6 +41,10 @@ func condition(n *corev1.Node, t corev1.NodeConditionType) corev1.NodeCondition 
 }
 
 // waitCondition waits until node's condition t has status s.
+// waitCondition waits until the stored node shows the condition, and until
+// the store's current revision has caught up with that write (a reader can
+// see a commit a moment before CurrentRevision reports it), so revision
+// counts taken afterwards start from it.
 func (e *env) waitCondition(name string, t corev1.NodeConditionType, s corev1.ConditionStatus) *corev1.Node {
 	e.t.Helper()
 	var n *corev1.Node
@@ -48,6 +52,12 @@ func (e *env) waitCondition(name string, t corev1.NodeConditionType, s corev1.Co
 		n = e.node(name)
 		return condition(n, t).Status == s
 	})
+	res, _ := api.Lookup("", "v1", "nodes")
+	kv, err := e.store.Get(context.Background(), res.Key("", name))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	waitUntil(e.t, "the current revision to reach the node's write", func() bool { return e.rev() >= kv.ModRevision })
 	return n
 }
 
@@ -84,6 +94,8 @@ func TestSteadyHeartbeatsWriteNothing(t *testing.T) {
 	a := e.connect(t, "pi-1")
 	a.beat(t, nil)
 	e.waitCondition("pi-1", corev1.NodeReady, corev1.ConditionTrue)
+	// The monitor counts its create just after the write returns.
+	waitUntil(t, "the node's create to be counted", func() bool { return e.mon.Stats().NodeWrites >= 1 })
 	before, writes := e.rev(), e.mon.Stats().NodeWrites
 
 	const beats = 60
