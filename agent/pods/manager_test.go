@@ -77,10 +77,11 @@ func TestManagerSyncDeleteAndOrphans(t *testing.T) {
 		t.Errorf("orphan container of an unknown pod survived the first Sync")
 	}
 	m.Sync([]*corev1.Pod{a}) // b is no longer wanted
-	waitFor(t, "pod b removed", func() bool { return rt.count() == 1 })
-	if _, err := os.Stat(podDir(dataDir, "uid-2")); !os.IsNotExist(err) {
-		t.Errorf("pod dir of removed pod: got %v, want it gone", err)
-	}
+	// The worker removes the pod's folder after its containers.
+	waitFor(t, "pod b removed, its folder too", func() bool {
+		_, err := os.Stat(podDir(dataDir, "uid-2"))
+		return rt.count() == 1 && os.IsNotExist(err)
+	})
 	m.Delete("uid-1")
 	waitFor(t, "pod a removed", func() bool { return rt.count() == 0 })
 }

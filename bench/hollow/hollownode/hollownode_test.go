@@ -32,7 +32,8 @@ func testLogger() *slog.Logger {
 
 func startCluster(t testing.TB) *minicluster.Cluster {
 	t.Helper()
-	c, err := minicluster.Start(context.Background(), minicluster.Config{Dir: t.TempDir(), Logger: testLogger(),
+	// The tests bind their pods by hand; the scheduler would race them.
+	c, err := minicluster.Start(context.Background(), minicluster.Config{Dir: t.TempDir(), Logger: testLogger(), DisableScheduler: true,
 		NodeStatus: nodestatus.Config{GracePeriod: 5 * time.Second, OfflineConfirm: time.Second,
 			CheckInterval: 100 * time.Millisecond}})
 	if err != nil {
