@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,12 +24,47 @@ const (
 // where a container sets only limits (templates do not get that).
 func defaultPod(p *corev1.Pod) {
 	defaultPodSpec(&p.Spec)
+	p.Spec.Tolerations = DefaultTolerations(p.Spec.Tolerations)
 	for i := range p.Spec.InitContainers {
 		defaultRequestsFromLimits(&p.Spec.InitContainers[i].Resources)
 	}
 	for i := range p.Spec.Containers {
 		defaultRequestsFromLimits(&p.Spec.Containers[i].Resources)
 	}
+}
+
+// DefaultTolerationSeconds is how long a pod stays bound to a node that is
+// not ready or unreachable before the node lifecycle controller evicts it,
+// unless the pod says otherwise (the apiserver's DefaultTolerationSeconds
+// admission, with its default of 300 s).
+const DefaultTolerationSeconds = int64(300)
+
+// DefaultTolerations adds to tolerations, for each of the taints
+// node.kubernetes.io/not-ready:NoExecute and
+// node.kubernetes.io/unreachable:NoExecute that none of them already
+// tolerates by key (or an empty key) and effect (NoExecute or empty), a
+// toleration of DefaultTolerationSeconds. Pods get it on every write, as
+// the admission plugin does on create and update; templates do not.
+func DefaultTolerations(tolerations []corev1.Toleration) []corev1.Toleration {
+	out := slices.Clip(tolerations) // appending never writes into a shared array
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		if coversTaintKey(tolerations, key) {
+			continue
+		}
+		secs := DefaultTolerationSeconds
+		out = append(out, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
+			Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
+	}
+	return out
+}
+
+func coversTaintKey(tolerations []corev1.Toleration, key string) bool {
+	for _, t := range tolerations {
+		if (t.Key == key || t.Key == "") && (t.Effect == corev1.TaintEffectNoExecute || t.Effect == "") {
+			return true
+		}
+	}
+	return false
 }
 
 func defaultRequestsFromLimits(r *corev1.ResourceRequirements) {

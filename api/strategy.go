@@ -153,11 +153,19 @@ func contentChanged(obj, old Object) bool {
 
 // PrepareForStatusUpdate normalises a write to the status subresource: only
 // status changes; spec and metadata stay as stored, except
-// metadata.resourceVersion, which the server uses for its precondition.
+// metadata.resourceVersion, which the server uses for its precondition, and
+// a Deployment's annotations.
 func PrepareForStatusUpdate(r *Resource, obj, old Object) {
 	rv := obj.GetResourceVersion()
+	annotations := obj.GetAnnotations()
 	fresh := old.DeepCopyObject()
 	copyField(obj, fresh, "ObjectMeta")
+	if _, ok := obj.(*appsv1.Deployment); ok {
+		// As in Kubernetes, a Deployment's status write may change its
+		// annotations: the controller records the rollout's revision that
+		// way, without bumping metadata.generation.
+		obj.SetAnnotations(annotations)
+	}
 	for _, name := range []string{"Spec", "Data", "BinaryData", "StringData", "Immutable", "Type"} {
 		copyField(obj, fresh, name)
 	}

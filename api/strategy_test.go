@@ -181,6 +181,24 @@ func TestPrepareForStatusUpdate(t *testing.T) {
 	if old.Spec.Template.Labels["mutate"] != "" {
 		t.Error("status update shares maps with the stored object")
 	}
+
+	// A Deployment's status write may set annotations (the controller's
+	// revision), without a generation bump; a ReplicaSet's may not.
+	d = old.DeepCopy()
+	d.Annotations = map[string]string{"deployment.kubernetes.io/revision": "2"}
+	d.Generation = 9
+	PrepareForStatusUpdate(res(t, "Deployment"), d, old)
+	if d.Annotations["deployment.kubernetes.io/revision"] != "2" || d.Generation != old.Generation {
+		t.Errorf("Deployment status write: got annotations %v, generation %d; want the revision kept and generation %d",
+			d.Annotations, d.Generation, old.Generation)
+	}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "rs", Annotations: map[string]string{"a": "1"}}}
+	rs2 := rs.DeepCopy()
+	rs2.Annotations["a"] = "2"
+	PrepareForStatusUpdate(res(t, "ReplicaSet"), rs2, rs)
+	if rs2.Annotations["a"] != "1" {
+		t.Errorf("ReplicaSet status write changed annotations to %v", rs2.Annotations)
+	}
 }
 
 func TestPrepareForUpdateNamespaceKeepsFinalizers(t *testing.T) {

@@ -46,17 +46,17 @@ func nodeCells(obj Object, now time.Time) []any {
 		orUnknown(info.OSImage), orUnknown(info.KernelVersion), orUnknown(info.ContainerRuntimeVersion)}
 }
 
-// NodeStatusText is the node STATUS column: Ready, NotReady or Unknown from
-// the Ready condition, plus ",SchedulingDisabled" when cordoned.
+// NodeStatusText is the node STATUS column, as kubectl users know it:
+// Ready when the Ready condition is True, NotReady when it is False or
+// Unknown, Unknown when there is none; plus ",SchedulingDisabled" when
+// cordoned.
 func NodeStatusText(n *corev1.Node) string {
 	status := "Unknown"
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
-			switch c.Status {
-			case corev1.ConditionTrue:
+			status = "NotReady"
+			if c.Status == corev1.ConditionTrue {
 				status = "Ready"
-			case corev1.ConditionFalse:
-				status = "NotReady"
 			}
 		}
 	}

@@ -31,6 +31,7 @@ func TestEmbeddedAgent(t *testing.T) {
 		t.Run("crash loop", func(t *testing.T) { t.Parallel(); testCrashLoopBackOff(t, s, node) })
 		t.Run("memory limit", func(t *testing.T) { t.Parallel(); testMemoryLimit(t, s, d, ns, node) })
 		t.Run("oom killed", func(t *testing.T) { t.Parallel(); testOOMKilled(t, s, node) })
+		t.Run("job retries", func(t *testing.T) { t.Parallel(); testJobRetries(t, s) })
 	})
 	if t.Failed() {
 		t.Logf("server and embedded agent output:\n%s", s.Logs())
@@ -198,5 +199,47 @@ func TestEmbeddedAgentWithoutContainerd(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output does not name %s:\n%s", want, out)
 		}
+	}
+}
+
+// testJobRetries runs a Job whose container fails twice before it
+// succeeds (it counts its runs in a hostPath folder): the Job controller
+// retries with back-off, the scheduler places each pod on the embedded
+// agent's node, and the Job completes with two failures and one success.
+func testJobRetries(t *testing.T, s *cluster.Server) {
+	dir := t.TempDir()
+	manifest := fmt.Sprintf(`apiVersion: batch/v1
+kind: Job
+metadata: {name: flaky, namespace: work}
+spec:
+  backoffLimit: 4
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      volumes: [{name: state, hostPath: {path: %q}}]
+      containers:
+      - name: flaky
+        image: docker.io/library/busybox:e2e-agent
+        imagePullPolicy: Never
+        volumeMounts: [{name: state, mountPath: /state}]
+        command: ["sh", "-c", "echo run >> /state/runs; test $(wc -l < /state/runs) -ge 3"]
+`, dir)
+	if _, stderr, err := s.Apply(manifest); err != nil {
+		t.Fatalf("kubectl apply: %v: %s", err, stderr)
+	}
+	if out, stderr, err := s.Kubectl("wait", "-n", "work", "--for=condition=complete", "job/flaky", "--timeout=150s"); err != nil {
+		t.Fatalf("kubectl wait --for=condition=complete job/flaky: %v\n%s%s", err, out, stderr)
+	}
+	got := s.MustKubectl("get", "job", "flaky", "-n", "work", "-o", "jsonpath={.status.failed} {.status.succeeded}")
+	if got != "2 1" {
+		t.Errorf("job flaky: got failed/succeeded %q, want \"2 1\"", got)
+	}
+	runs, err := os.ReadFile(filepath.Join(dir, "runs"))
+	if err != nil || strings.Count(string(runs), "run") != 3 {
+		t.Errorf("the job's container ran %d times (%v), want 3", strings.Count(string(runs), "run"), err)
+	}
+	if out := s.MustKubectl("get", "jobs", "-n", "work"); !strings.Contains(out, "1/1") {
+		t.Errorf("kubectl get jobs: want COMPLETIONS 1/1, got:\n%s", out)
 	}
 }

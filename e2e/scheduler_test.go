@@ -21,8 +21,8 @@ const sensorImage = "registry.lan/sensor:1"
 
 // TestSchedulerWithHollowNodes schedules through the real server onto a
 // mixed fleet of hollow agents: amd64 and arm64 nodes of different sizes,
-// two in another zone, two tainted, two labelled disktype=ssd. 300 pods of
-// one app spread over the untainted nodes without over-committing any;
+// two in another zone, two tainted, two labelled disktype=ssd. The 300
+// pods of a Deployment spread over the untainted nodes without over-committing any;
 // pods of an arm64-only image land on arm64 nodes only; ssd pods land on
 // ssd nodes; a pod too big for every node stays Pending with the reasons
 // counted, and is placed once a node that fits joins.
@@ -49,9 +49,19 @@ func TestSchedulerWithHollowNodes(t *testing.T) {
 	for i := range 20 {
 		manifest.WriteString(schedPod(fmt.Sprintf("sensor-%d", i), "sensor", sensorImage, "", "50m", "32Mi"))
 	}
-	for i := range 300 {
-		manifest.WriteString(schedPod(fmt.Sprintf("web-%d", i), "web", "docker.io/library/nginx:1", "", "100m", "128Mi"))
-	}
+	manifest.WriteString(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 300
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: main, image: "docker.io/library/nginx:1", resources: {requests: {cpu: 100m, memory: 128Mi}}}
+---
+`)
 	manifest.WriteString(schedPod("huge", "huge", "docker.io/library/busybox:1", "", "32", "1Gi"))
 	if _, stderr, err := s.Apply(manifest.String()); err != nil {
 		t.Fatalf("kubectl apply: %v: %s", err, stderr)

@@ -72,9 +72,14 @@ func placeholderStatic(name string, topologyLabels []string) *nodeStatic {
 	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels))}
 }
 
-// readinessTaint models the node's Ready condition as a taint: not-ready
-// when it is False or missing, unreachable when it is Unknown, nil when it
-// is True or the node already carries that taint itself.
+// readinessTaint models the node's Ready condition as a NoSchedule taint,
+// as Kubernetes' node lifecycle controller sets one: not-ready when it is
+// False or missing, unreachable when it is Unknown; nil when it is True or
+// the node already carries that NoSchedule taint itself. The NoExecute
+// taint of the same key (bramble's node lifecycle controller sets it) does
+// not stand in for it: a pod that tolerates being evicted after a while
+// must still not be placed there, or it would be placed, evicted and
+// replaced in a loop.
 func readinessTaint(n *corev1.Node, taints []corev1.Taint) *corev1.Taint {
 	key := taintNotReady
 	for _, c := range n.Status.Conditions {
@@ -88,7 +93,7 @@ func readinessTaint(n *corev1.Node, taints []corev1.Taint) *corev1.Taint {
 			key = taintUnreachable
 		}
 	}
-	if slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.Key == key }) {
+	if slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.Key == key && t.Effect == corev1.TaintEffectNoSchedule }) {
 		return nil
 	}
 	return &corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule}

@@ -81,10 +81,15 @@ func TestNodeReady(t *testing.T) {
 		{"no conditions yet", func(n *corev1.Node) { n.Status.Conditions = nil }, nil, notReady},
 		{"not ready tolerated", nodeReadyStatus(corev1.ConditionFalse),
 			[]func(*corev1.Pod){tolerate(taintNotReady, corev1.TolerationOpExists, "", corev1.TaintEffectNoSchedule)}, nil},
-		{"tainted by the controller: left to the taint filter", func(n *corev1.Node) {
+		{"NoSchedule readiness taint on the node: left to the taint filter", func(n *corev1.Node) {
 			nodeReadyStatus(corev1.ConditionFalse)(n)
-			nodeTaint(taintNotReady, "", corev1.TaintEffectNoExecute)(n)
+			nodeTaint(taintNotReady, "", corev1.TaintEffectNoSchedule)(n)
 		}, nil, nil},
+		{"NoExecute readiness taint tolerated for a while: still not placed", func(n *corev1.Node) {
+			nodeReadyStatus(corev1.ConditionUnknown)(n)
+			nodeTaint(taintUnreachable, "", corev1.TaintEffectNoExecute)(n)
+		}, []func(*corev1.Pod){tolerate(taintUnreachable, corev1.TolerationOpExists, "", corev1.TaintEffectNoExecute)},
+			[]string{"node(s) had untolerated taint {node.kubernetes.io/unreachable: }"}},
 		{"cordoned", func(n *corev1.Node) { n.Spec.Unschedulable = true }, nil, []string{"node(s) were unschedulable"}},
 		{"cordoned, tolerated", func(n *corev1.Node) { n.Spec.Unschedulable = true },
 			[]func(*corev1.Pod){tolerate(taintUnschedulable, corev1.TolerationOpExists, "", corev1.TaintEffectNoSchedule)}, nil},

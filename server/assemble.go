@@ -50,6 +50,12 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 			return nil, err
 		}
 	}
+	s.newControllers = cfg.Controllers
+	if cfg.Controllers != nil && !cfg.DisableControllers {
+		if err := s.StartControllers(); err != nil {
+			return nil, err
+		}
+	}
 	return s.joinAndAPI(bg, cfg, certs, side)
 }
 

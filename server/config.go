@@ -38,6 +38,10 @@ type Config struct {
 	NodeMonitorGracePeriod time.Duration
 	DisableAgent           bool // --disable-agent
 	DisableScheduler       bool // --disable-scheduler
+	DisableControllers     bool // --disable-controllers
+	// Controllers makes the control loops (`bramble server` passes
+	// controllers/manager's); nil runs none.
+	Controllers NewControllers
 	// Scheduler tunes the scheduler (its Store, Binder and Logger are
 	// set by the server).
 	Scheduler scheduler.Config

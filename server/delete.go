@@ -78,7 +78,8 @@ func (a *API) deleteOne(ctx context.Context, res *api.Resource, ns, name string,
 }
 
 // removeObject deletes one object, or marks it for deletion while it has
-// finalizers. It does not look at the object's namespace afterwards.
+// finalizers, counting those its propagation policy adds (propagation.go).
+// It does not look at the object's namespace afterwards.
 func (a *API) removeObject(ctx context.Context, res *api.Resource, ns, name string, opts *deleteOpts) (api.Object, error) {
 	for attempt := 1; ; attempt++ {
 		cur, kv, err := a.load(ctx, res, ns, name)
@@ -89,9 +90,10 @@ func (a *API) removeObject(ctx context.Context, res *api.Resource, ns, name stri
 			return nil, err
 		}
 		var out api.Object
-		if len(cur.GetFinalizers()) > 0 {
-			out, err = a.markDeleting(ctx, cur, kv, opts.dryRun)
+		if fins := deletionFinalizers(cur, opts); len(fins) > 0 {
+			out, err = a.markDeleting(ctx, cur, kv, fins, opts.dryRun)
 		} else {
+			cur.SetFinalizers(nil) // a second delete may drop "orphan" or "foregroundDeletion"
 			out, err = a.storeDelete(ctx, cur, kv, opts.dryRun)
 		}
 		if errors.Is(err, datastore.ErrConflict) && attempt < maxUpdateAttempts {
@@ -116,16 +118,21 @@ func (a *API) storeDelete(ctx context.Context, cur api.Object, kv *datastore.Key
 	return cur, nil
 }
 
-// markDeleting sets deletionTimestamp on an object that has finalizers;
-// it is removed when an update takes the last finalizer away.
-func (a *API) markDeleting(ctx context.Context, cur api.Object, kv *datastore.KeyValue, dryRun bool) (api.Object, error) {
-	if cur.GetDeletionTimestamp() != nil {
+// markDeleting gives an object that keeps finalizers (fins) its
+// deletionTimestamp; it is removed when an update takes the last finalizer
+// away. A second delete keeps the first timestamp and may only change the
+// garbage collector's finalizers.
+func (a *API) markDeleting(ctx context.Context, cur api.Object, kv *datastore.KeyValue, fins []string, dryRun bool) (api.Object, error) {
+	if cur.GetDeletionTimestamp() != nil && sameFinalizers(fins, cur.GetFinalizers()) {
 		return cur, nil
 	}
-	now := metav1.NewTime(a.now().UTC())
-	grace := int64(0)
-	cur.SetDeletionTimestamp(&now)
-	cur.SetDeletionGracePeriodSeconds(&grace)
+	if cur.GetDeletionTimestamp() == nil {
+		now := metav1.NewTime(a.now().UTC())
+		grace := int64(0)
+		cur.SetDeletionTimestamp(&now)
+		cur.SetDeletionGracePeriodSeconds(&grace)
+	}
+	cur.SetFinalizers(fins)
 	if dryRun {
 		return cur, nil
 	}

@@ -6,7 +6,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/bramble-edge/bramble/api"
 )
@@ -33,7 +35,14 @@ func (a *API) deleteOptions(w http.ResponseWriter, r *http.Request, ri *requestI
 		p := metav1.DeletionPropagation(v)
 		opts.PropagationPolicy = &p
 	}
-	if err := checkPropagation(opts.PropagationPolicy); err != nil {
+	if q.Has("orphanDependents") {
+		orphan, err := boolParam(q, "orphanDependents")
+		if err != nil {
+			return nil, err
+		}
+		opts.OrphanDependents = &orphan
+	}
+	if err := checkPropagation(opts); err != nil {
 		return nil, err
 	}
 	if _, _, err := intParam(q, "gracePeriodSeconds"); err != nil {
@@ -88,9 +97,17 @@ func decodeProtobufDeleteOptions(body []byte) (*metav1.DeleteOptions, error) {
 	return o, nil
 }
 
-func checkPropagation(p *metav1.DeletionPropagation) error {
+// checkPropagation refuses an unknown policy, or a policy together with the
+// legacy orphanDependents, as the apiserver does.
+func checkPropagation(opts *metav1.DeleteOptions) error {
+	p := opts.PropagationPolicy
 	if p == nil {
 		return nil
+	}
+	if opts.OrphanDependents != nil {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "",
+			field.ErrorList{field.Invalid(field.NewPath("propagationPolicy"), *p,
+				"orphanDependents and deletionPropagation cannot be both set")})
 	}
 	switch *p {
 	case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:

@@ -44,6 +44,7 @@ func (a *API) deleteNamespace(ctx context.Context, name string, opts *deleteOpts
 				return nil, err
 			}
 			a.markTerminating(cur.(*corev1.Namespace))
+			cur.SetFinalizers(deletionFinalizers(cur, opts))
 			return cur, nil
 		},
 	})
@@ -87,10 +88,14 @@ func (a *API) finishNamespace(ctx context.Context, name string) error {
 }
 
 // purgeNamespace deletes every object in the namespace and counts those
-// that finalizers keep.
+// that finalizers keep. Like the namespace controller of Kubernetes it
+// deletes in Background, which also drops an "orphan" or
+// "foregroundDeletion" finalizer an earlier delete set: everything in the
+// namespace goes anyway.
 func (a *API) purgeNamespace(ctx context.Context, name string) (int, error) {
 	left := 0
-	opts := &deleteOpts{DeleteOptions: &metav1.DeleteOptions{}}
+	background := metav1.DeletePropagationBackground
+	opts := &deleteOpts{DeleteOptions: &metav1.DeleteOptions{PropagationPolicy: &background}}
 	for _, res := range api.All() {
 		if !res.Namespaced {
 			continue

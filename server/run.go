@@ -23,24 +23,28 @@ import (
 // Server is a running bramble server. Run uses it for `bramble server`;
 // tests and benchmarks use Start to drive the very same parts in process.
 type Server struct {
-	Store      *datastore.SQLite
-	PKI        *pki.PKI
-	API        *API
-	Broker     *mqtt.Broker // nil with an external broker
-	Monitor    *nodestatus.Monitor
-	Publisher  *publish.Publisher
-	Scheduler  *scheduler.Scheduler // nil with --disable-scheduler
-	URL        string               // https://host:port the API listens on
-	Token      string               // the default join token
-	Kubeconfig string               // the admin kubeconfig written at start
+	Store     *datastore.SQLite
+	PKI       *pki.PKI
+	API       *API
+	Broker    *mqtt.Broker // nil with an external broker
+	Monitor   *nodestatus.Monitor
+	Publisher *publish.Publisher
+	Scheduler *scheduler.Scheduler // nil with --disable-scheduler
+	// Controllers are the control loops; nil when none were configured or
+	// with --disable-controllers.
+	Controllers ControllerSet
+	URL         string // https://host:port the API listens on
+	Token       string // the default join token
+	Kubeconfig  string // the admin kubeconfig written at start
 
-	log      *slog.Logger
-	srv      *http.Server
-	serveErr chan error
-	cancel   context.CancelFunc // ends watches, log streams and background parts
-	bg       context.Context    // the background parts' context
-	schedCfg scheduler.Config
-	stops    []func() // undone in reverse order by Stop
+	log            *slog.Logger
+	srv            *http.Server
+	serveErr       chan error
+	cancel         context.CancelFunc // ends watches, log streams and background parts
+	bg             context.Context    // the background parts' context
+	schedCfg       scheduler.Config
+	newControllers NewControllers
+	stops          []func() // undone in reverse order by Stop
 }
 
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server"
@@ -32,6 +34,9 @@ type Config struct {
 	// DisableScheduler starts the server without its scheduler; call
 	// StartScheduler when the pods are pending.
 	DisableScheduler bool
+	// Controllers runs the control loops (Deployments, ReplicaSets, ...)
+	// as `bramble server` does.
+	Controllers bool
 }
 
 // Cluster is a running in-process server.
@@ -66,7 +71,11 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := server.Start(ctx, server.Config{DataDir: cfg.Dir, BindAddress: "127.0.0.1", HTTPSPort: apiPort,
+	var controllers server.NewControllers
+	if cfg.Controllers {
+		controllers = startControllers
+	}
+	s, err := server.Start(ctx, server.Config{Controllers: controllers, DataDir: cfg.Dir, BindAddress: "127.0.0.1", HTTPSPort: apiPort,
 		MQTTListenPort: mqttPort, WriteKubeconfig: filepath.Join(cfg.Dir, "kubeconfig.yaml"), DisableAgent: true,
 		NodeStatus: cfg.NodeStatus, Publish: cfg.Publish, Logger: cfg.Logger, DisableScheduler: cfg.DisableScheduler})
 	if err != nil {
@@ -76,6 +85,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		Kubeconfig: s.Kubeconfig, Store: s.Store, API: s.API, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
 		Pub: s.Publisher, srv: s}, nil
 }
+
+func startControllers(d controllers.Deps) (server.ControllerSet, error) { return manager.New(d) }
 
 // StartScheduler starts the scheduler of a cluster started without it.
 func (c *Cluster) StartScheduler() error { return c.srv.StartScheduler() }

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bramble-edge/bramble/agent"
+	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/server"
 )
 
@@ -60,6 +62,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
+	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, node lifecycle, garbage collection)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }
 
@@ -68,6 +71,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 // separate agent would. A failing agent stops the server too (a node
 // without containerd should say so, not run half a cluster).
 func runServer(ctx context.Context, cfg server.Config, node agent.Config) error {
+	cfg.Controllers = startControllers
 	s, err := server.Start(ctx, cfg)
 	if err != nil {
 		return err
@@ -96,4 +100,9 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 	}
 	cfg.Logger.Info("shutting down")
 	return errors.Join(err, s.Stop())
+}
+
+// startControllers is the server's hook for its control loops.
+func startControllers(d controllers.Deps) (server.ControllerSet, error) {
+	return manager.New(d)
 }

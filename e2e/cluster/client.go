@@ -171,3 +171,46 @@ func NewClientTLS(t testing.TB, base string, tc *tls.Config) *Client {
 	t.Helper()
 	return &Client{t: t, base: base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}}
 }
+
+// WatchEvent is one event of a watch stream.
+type WatchEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+// Watch opens a watch (path must carry watch=1) and delivers its events
+// until the test ends or the server closes the stream; the channel is
+// then closed.
+func (c *Client) Watch(path string) <-chan WatchEvent {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	stream := &http.Client{Transport: c.http.Transport} // no timeout: the stream lasts
+	resp, err := stream.Do(req)
+	if err != nil {
+		c.t.Fatalf("watch %s: %v", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		c.t.Fatalf("watch %s: status %d", path, resp.StatusCode)
+	}
+	c.t.Cleanup(func() { resp.Body.Close() })
+	out := make(chan WatchEvent, 256)
+	go func() {
+		defer close(out)
+		dec := json.NewDecoder(resp.Body)
+		for {
+			var ev WatchEvent
+			if dec.Decode(&ev) != nil {
+				return
+			}
+			out <- ev
+		}
+	}()
+	return out
+}

@@ -1,0 +1,75 @@
+package controllers
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// Client writes through the API server's admission path (defaulting,
+// strategies, validation), as a user's request would, without a network
+// hop. Errors are API status errors: test them with
+// k8s.io/apimachinery/pkg/api/errors (IsConflict, IsNotFound, IsAlreadyExists).
+type Client interface {
+	// Create admits and stores a new object; metadata.generateName works.
+	Create(ctx context.Context, obj api.Object) (api.Object, error)
+	// Update replaces spec and metadata like PUT; a non-empty
+	// metadata.resourceVersion must be current (conflict otherwise).
+	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	// UpdateStatus replaces the status like PUT on /status.
+	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
+	// Delete deletes one object like DELETE with opts.
+	Delete(ctx context.Context, res *api.Resource, namespace, name string, opts DeleteOptions) error
+	// Get reads the latest stored object, bypassing any cache.
+	Get(ctx context.Context, res *api.Resource, namespace, name string) (api.Object, error)
+}
+
+// DeleteOptions are the parts of metav1.DeleteOptions controllers use.
+type DeleteOptions struct {
+	// UID, when set, must be the stored object's UID (conflict otherwise),
+	// so a controller never deletes a namesake created meanwhile.
+	UID string
+	// Propagation is Background when empty.
+	Propagation metav1.DeletionPropagation
+}
+
+// KeyOf is an object's work-queue key: "namespace/name", or "name" for
+// cluster-scoped objects.
+func KeyOf(obj metav1.Object) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// SplitKey splits a key made by KeyOf.
+func SplitKey(key string) (namespace, name string) {
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+// Deps is what every controller is made from.
+type Deps struct {
+	// Cache is shared; controllers ask it for informers in New, before
+	// the manager starts it.
+	Cache  *Cache
+	Client Client
+	Log    *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Clock returns d.Now, or time.Now when it is nil.
+func (d Deps) Clock() func() time.Time {
+	if d.Now == nil {
+		return time.Now
+	}
+	return d.Now
+}

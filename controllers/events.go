@@ -1,0 +1,138 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// Recorder writes core/v1 Events about objects, as `kubectl describe` and
+// `kubectl get events` show them. Recording never blocks a controller: events
+// go through a bounded buffer (dropped, with a debug log, when it is full)
+// and a repeat of the same event within the aggregation window raises the
+// count of the one already written instead of writing another.
+type Recorder struct {
+	client    Client
+	component string
+	log       *slog.Logger
+	now       func() time.Time
+	ch        chan *corev1.Event
+
+	mu     sync.Mutex
+	recent map[string]*corev1.Event // aggregation key -> last written
+}
+
+// recentMax bounds the aggregation memory; past it, it starts afresh.
+const recentMax = 4096
+
+// NewRecorder makes a recorder reporting as component (for example
+// "deployment-controller"). Start must run for events to be written.
+func NewRecorder(c Client, component string, log *slog.Logger) *Recorder {
+	return &Recorder{client: c, component: component, log: log, now: time.Now,
+		ch: make(chan *corev1.Event, 1024), recent: map[string]*corev1.Event{}}
+}
+
+// Eventf records an event about obj. eventType is corev1.EventTypeNormal or
+// corev1.EventTypeWarning; reason is one CamelCase word.
+func (r *Recorder) Eventf(obj api.Object, eventType, reason, format string, args ...any) {
+	ev, err := r.makeEvent(obj, eventType, reason, fmt.Sprintf(format, args...))
+	if err != nil {
+		r.log.Debug("event not recorded", "reason", reason, "err", err)
+		return
+	}
+	select {
+	case r.ch <- ev:
+	default:
+		r.log.Debug("event buffer full; event dropped", "object", KeyOf(obj), "reason", reason)
+	}
+}
+
+// Start writes events until ctx ends.
+func (r *Recorder) Start(ctx context.Context) {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-r.ch:
+				if err := r.write(ctx, ev); err != nil && ctx.Err() == nil {
+					r.log.Debug("event not written", "name", ev.Name, "reason", ev.Reason, "err", err)
+				}
+			}
+		}
+	}()
+}
+
+func (r *Recorder) makeEvent(obj api.Object, eventType, reason, message string) (*corev1.Event, error) {
+	kinds, _, err := api.Scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, fmt.Errorf("kind of %T: %w", obj, err)
+	}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	now := metav1.NewTime(r.now())
+	name := obj.GetName()
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns,
+			Name: name + "." + strconv.FormatInt(now.UnixNano(), 16)},
+		InvolvedObject: corev1.ObjectReference{Kind: kinds[0].Kind, APIVersion: kinds[0].GroupVersion().String(),
+			Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
+		Reason: reason, Message: message, Type: eventType, Count: 1,
+		FirstTimestamp: now, LastTimestamp: now,
+		Source:              corev1.EventSource{Component: r.component},
+		ReportingController: r.component,
+	}, nil
+}
+
+// aggregateWindow is how long a repeat counts on an earlier event.
+const aggregateWindow = 10 * time.Minute
+
+func (r *Recorder) write(ctx context.Context, ev *corev1.Event) error {
+	key := string(ev.InvolvedObject.UID) + "\x00" + ev.Type + "\x00" + ev.Reason + "\x00" + ev.Message
+	r.mu.Lock()
+	prev := r.recent[key]
+	r.mu.Unlock()
+	if prev != nil && ev.LastTimestamp.Sub(prev.LastTimestamp.Time) < aggregateWindow {
+		upd := prev.DeepCopy()
+		upd.Count++
+		upd.LastTimestamp = ev.LastTimestamp
+		upd.ResourceVersion = ""
+		out, err := r.client.Update(ctx, upd)
+		if err == nil {
+			r.remember(key, out.(*corev1.Event))
+			return nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	out, err := r.client.Create(ctx, ev)
+	if err != nil {
+		return err
+	}
+	r.remember(key, out.(*corev1.Event))
+	return nil
+}
+
+func (r *Recorder) remember(key string, ev *corev1.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.recent) >= recentMax {
+		clear(r.recent)
+	}
+	r.recent[key] = ev
+}

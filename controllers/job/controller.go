@@ -1,0 +1,136 @@
+// Package job runs the Job controller: it keeps up to spec.parallelism
+// pods of a Job running until spec.completions of them have succeeded,
+// retries failed pods with exponential back-off up to spec.backoffLimit,
+// enforces spec.activeDeadlineSeconds, honours spec.suspend, and deletes
+// a finished Job once spec.ttlSecondsAfterFinished has passed.
+package job
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
+)
+
+// Component is the name the controller's events report.
+const Component = "job-controller"
+
+var (
+	jobResource = mustResource("batch", "jobs")
+	podResource = mustResource("", "pods")
+)
+
+func mustResource(group, name string) *api.Resource {
+	r, ok := api.Lookup(group, "v1", name)
+	if !ok {
+		panic("job: resource " + group + "/" + name + " is not served")
+	}
+	return r
+}
+
+// expectationTimeout is how long a create or delete may stay unseen in
+// the cache before the controller stops waiting for it.
+const expectationTimeout = 2 * time.Minute
+
+// Controller runs Jobs to completion.
+type Controller struct {
+	// BackoffBase is the wait before a Job's pod is re-created after its
+	// first failure; it doubles per failure up to BackoffMax (Kubernetes:
+	// 10s and 6m, the defaults). Set them before Run.
+	BackoffBase, BackoffMax time.Duration
+
+	client controllers.Client
+	log    *slog.Logger
+	now    func() time.Time
+	cache  *controllers.Cache
+	jobInf *controllers.Informer
+	podInf *controllers.Informer
+	queue  *controllers.Queue
+	rec    *controllers.Recorder
+	exp    *controllers.Expectations
+
+	mu         sync.Mutex
+	failedSeen map[types.UID]time.Time // when a failed pod without a finish time was first seen
+}
+
+// New makes the controller and registers its informers and handlers with
+// d.Cache; nothing runs until Run.
+func New(d controllers.Deps) *Controller {
+	log := d.Log.With("controller", "job")
+	c := &Controller{
+		BackoffBase: 10 * time.Second, BackoffMax: 6 * time.Minute,
+		client: d.Client, log: log, now: d.Clock(), cache: d.Cache,
+		jobInf: d.Cache.Informer(jobResource), podInf: d.Cache.Informer(podResource),
+		queue:      controllers.NewQueue(10*time.Millisecond, 5*time.Minute),
+		rec:        controllers.NewRecorder(d.Client, Component, log),
+		exp:        controllers.NewExpectations(expectationTimeout, d.Clock()),
+		failedSeen: map[types.UID]time.Time{},
+	}
+	c.jobInf.AddHandler(controllers.EnqueueHandler(c.queue))
+	c.podInf.AddHandler(controllers.Handler{
+		OnAdd:    func(o api.Object) { c.podChanged(nil, o, false) },
+		OnUpdate: func(old, cur api.Object) { c.podChanged(old, cur, false) },
+		OnDelete: func(o api.Object) { c.podChanged(nil, o, true) },
+	})
+	return c
+}
+
+// Run waits for the cache, then syncs Jobs with workers workers until ctx
+// ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	if !c.cache.WaitForSync(ctx) {
+		return
+	}
+	c.rec.Start(ctx)
+	c.log.Info("job controller started", "workers", workers)
+	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+}
+
+// ownerKey is the key of the Job controlling pod, if any.
+func ownerKey(pod api.Object) (string, bool) {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "Job" || ref.APIVersion != "batch/v1" {
+		return "", false
+	}
+	return pod.GetNamespace() + "/" + ref.Name, true
+}
+
+func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
+	if key, ok := ownerKey(cur); ok {
+		c.exp.Observed(key, cur.GetName(), deleted)
+		c.queue.Add(key)
+	}
+	if deleted {
+		c.mu.Lock()
+		delete(c.failedSeen, cur.GetUID())
+		c.mu.Unlock()
+	}
+	if old == nil {
+		return
+	}
+	if key, ok := ownerKey(old); ok {
+		c.queue.Add(key)
+	}
+}
+
+// podUID looks pods of a namespace up in the cache, for expectations. A
+// terminating pod reports no UID: it was created, and its deletion
+// counts as seen.
+func (c *Controller) podUID(namespace string) controllers.PodLookup {
+	return func(name string) (types.UID, bool) {
+		o, ok := c.podInf.Get(namespace, name)
+		if !ok {
+			return "", false
+		}
+		if o.GetDeletionTimestamp() != nil {
+			return "", true
+		}
+		return o.GetUID(), true
+	}
+}

@@ -1,0 +1,72 @@
+// Package manager runs every bramble controller on one shared cache: it
+// makes them (each asks the cache for the informers it needs), starts the
+// cache, runs each controller's workers, and stops them all together.
+package manager
+
+import (
+	"context"
+	"sync"
+
+	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/daemonset"
+	"github.com/bramble-edge/bramble/controllers/deployment"
+	"github.com/bramble-edge/bramble/controllers/gc"
+	"github.com/bramble-edge/bramble/controllers/job"
+	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
+	"github.com/bramble-edge/bramble/controllers/replicaset"
+)
+
+// runner is one controller as the manager sees it.
+type runner interface {
+	Run(ctx context.Context, workers int)
+}
+
+// Manager is the set of running controllers.
+type Manager struct {
+	deps    controllers.Deps
+	loops   []loop
+	cancel  context.CancelFunc
+	running sync.WaitGroup
+}
+
+type loop struct {
+	name    string
+	r       runner
+	workers int
+}
+
+// New makes every controller on d.Cache. Nothing runs until Start.
+func New(d controllers.Deps) (*Manager, error) {
+	m := &Manager{deps: d}
+	m.loops = []loop{
+		{"replicaset", replicaset.New(d), 5},
+		{"deployment", deployment.New(d), 5},
+		{"daemonset", daemonset.New(d), 2},
+		{"job", job.New(d), 5},
+		{"node-lifecycle", nodelifecycle.New(d), 2},
+		{"garbage-collector", gc.New(d), 2},
+	}
+	return m, nil
+}
+
+// Start starts the cache and every controller; it returns at once.
+func (m *Manager) Start(ctx context.Context) {
+	ctx, m.cancel = context.WithCancel(ctx)
+	m.deps.Cache.Start(ctx)
+	for _, l := range m.loops {
+		m.running.Add(1)
+		go func() {
+			defer m.running.Done()
+			l.r.Run(ctx, l.workers)
+		}()
+	}
+	m.deps.Log.Info("controllers started", "count", len(m.loops))
+}
+
+// Stop ends every controller and waits for their workers.
+func (m *Manager) Stop() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.running.Wait()
+}

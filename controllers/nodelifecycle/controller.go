@@ -1,0 +1,124 @@
+// Package nodelifecycle acts on nodes that stop being Ready. The server's
+// node status monitor (server/nodestatus) already turns a silent node's
+// Ready condition Unknown after the grace period; this controller:
+//
+//   - taints a node whose Ready condition is Unknown with
+//     node.kubernetes.io/unreachable:NoExecute, one whose Ready is False with
+//     node.kubernetes.io/not-ready:NoExecute (timeAdded set), and removes
+//     them when Ready turns True again;
+//   - evicts (deletes) the pods on a node with a NoExecute taint they do not
+//     tolerate: at once when no toleration matches, or tolerationSeconds
+//     after the taint's timeAdded (pods get 300 s for both taints by
+//     default; see api.DefaultTolerations);
+//   - marks the pods of an unreachable node (Ready Unknown) not Ready.
+//
+// Edge-friendly choices, different from Kubernetes: pods owned by a
+// DaemonSet, static (mirror) pods and bare pods without a controller are
+// never evicted. Nothing would re-create the last two elsewhere, and an
+// agent cut off from the server keeps running its pods on its own, so
+// deleting them would only lose them once the node is back. Pods a
+// controller owns are evicted so that it re-creates them on a Ready node.
+package nodelifecycle
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
+)
+
+// Component names the controller in events.
+const Component = "node-controller"
+
+var (
+	nodesRes = mustResource("", "nodes")
+	podsRes  = mustResource("", "pods")
+)
+
+func mustResource(group, name string) *api.Resource {
+	r, ok := api.Lookup(group, "v1", name)
+	if !ok {
+		panic("nodelifecycle: resource " + group + "/" + name + " is not served")
+	}
+	return r
+}
+
+// Controller taints unready nodes and evicts their pods.
+type Controller struct {
+	client    controllers.Client
+	cache     *controllers.Cache
+	log       *slog.Logger
+	now       func() time.Time
+	nodeInf   *controllers.Informer
+	podInf    *controllers.Informer
+	nodeQueue *controllers.Queue // node names: taints
+	podQueue  *controllers.Queue // pod keys: eviction, readiness
+	events    *controllers.Recorder
+}
+
+// New asks d.Cache for the Node and Pod informers and registers its
+// handlers; nothing runs until Run.
+func New(d controllers.Deps) *Controller {
+	log := d.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	log = log.With("controller", "nodelifecycle")
+	c := &Controller{
+		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
+		nodeInf: d.Cache.Informer(nodesRes), podInf: d.Cache.Informer(podsRes),
+		nodeQueue: controllers.NewQueue(10*time.Millisecond, 2*time.Minute),
+		podQueue:  controllers.NewQueue(10*time.Millisecond, 2*time.Minute),
+		events:    controllers.NewRecorder(d.Client, Component, log),
+	}
+	c.nodeInf.AddHandler(controllers.Handler{OnAdd: c.nodeAdded, OnUpdate: c.nodeUpdated})
+	c.podInf.AddHandler(controllers.Handler{OnAdd: c.enqueuePod,
+		OnUpdate: func(_, cur api.Object) { c.enqueuePod(cur) }})
+	return c
+}
+
+// Run waits for the cache, then runs workers workers on nodes and as many
+// on pods until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	if !c.cache.WaitForSync(ctx) {
+		return
+	}
+	c.events.Start(ctx)
+	c.log.Info("started", "workers", workers)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); controllers.RunWorkers(ctx, c.nodeQueue, workers, c.log, c.syncNode) }()
+	go func() { defer wg.Done(); controllers.RunWorkers(ctx, c.podQueue, workers, c.log, c.syncPod) }()
+	wg.Wait()
+}
+
+func (c *Controller) nodeAdded(o api.Object) {
+	c.nodeQueue.Add(o.GetName())
+	c.enqueuePodsOn(o.GetName())
+}
+
+// nodeUpdated queues the node when its readiness or taints changed, and
+// its pods, whose fate may have changed with them.
+func (c *Controller) nodeUpdated(old, cur api.Object) {
+	if readyStatus(asNode(old)) == readyStatus(asNode(cur)) && sameTaints(asNode(old), asNode(cur)) {
+		return
+	}
+	c.nodeQueue.Add(cur.GetName())
+	c.enqueuePodsOn(cur.GetName())
+}
+
+func (c *Controller) enqueuePodsOn(node string) {
+	for _, p := range c.podInf.ByIndex(controllers.IndexNode, node) {
+		c.podQueue.Add(controllers.KeyOf(p))
+	}
+}
+
+func (c *Controller) enqueuePod(o api.Object) {
+	if asPod(o).Spec.NodeName != "" {
+		c.podQueue.Add(controllers.KeyOf(o))
+	}
+}

@@ -1,0 +1,153 @@
+// Package replicaset keeps each ReplicaSet's pods at spec.replicas, with
+// Kubernetes' semantics: it creates pods from the template in slow-start
+// batches, deletes the least useful surplus pods first, adopts orphan pods
+// its selector matches and releases owned pods it no longer matches, waits
+// for the cache to observe its own writes before acting again
+// (expectations), and reports replicas, ready and available counts in
+// status.
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
+)
+
+// Component names the controller in events.
+const Component = "replicaset-controller"
+
+var (
+	replicaSets = mustResource("apps", "replicasets")
+	pods        = mustResource("", "pods")
+)
+
+func mustResource(group, name string) *api.Resource {
+	r, ok := api.Lookup(group, "v1", name)
+	if !ok {
+		panic("replicaset: resource " + group + "/" + name + " is not served")
+	}
+	return r
+}
+
+// Controller reconciles ReplicaSets with their pods.
+type Controller struct {
+	client controllers.Client
+	cache  *controllers.Cache
+	log    *slog.Logger
+	now    func() time.Time
+	rsInf  *controllers.Informer
+	podInf *controllers.Informer
+	queue  *controllers.Queue
+	exp    *expectations
+	events *controllers.Recorder
+	burst  int
+}
+
+// New asks d.Cache for the ReplicaSet and Pod informers and registers its
+// handlers; nothing runs until Run.
+func New(d controllers.Deps) *Controller {
+	log := d.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	log = log.With("controller", "replicaset")
+	c := &Controller{
+		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
+		rsInf: d.Cache.Informer(replicaSets), podInf: d.Cache.Informer(pods),
+		queue:  controllers.NewQueue(5*time.Millisecond, 5*time.Minute),
+		events: controllers.NewRecorder(d.Client, Component, log),
+		burst:  DefaultBurst,
+	}
+	c.exp = newExpectations(c.now, expectationTTL)
+	c.rsInf.AddHandler(controllers.Handler{OnAdd: c.enqueue,
+		OnUpdate: func(_, cur api.Object) { c.enqueue(cur) }, OnDelete: c.rsDeleted})
+	c.podInf.AddHandler(controllers.Handler{OnAdd: c.podAdded, OnUpdate: c.podUpdated, OnDelete: c.podDeleted})
+	return c
+}
+
+// Run waits for the cache, then syncs ReplicaSets with workers workers
+// until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	if !c.cache.WaitForSync(ctx) {
+		return
+	}
+	c.events.Start(ctx)
+	c.log.Info("started", "workers", workers)
+	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+}
+
+func (c *Controller) enqueue(obj api.Object) { c.queue.Add(controllers.KeyOf(obj)) }
+
+// sync brings one ReplicaSet's pods and status in line with its spec.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	rs, sel, ok := c.lookup(key)
+	if !ok {
+		return nil
+	}
+	mayAct := c.exp.satisfied(key) && rs.DeletionTimestamp == nil
+	owned, err := c.claimPods(ctx, rs, sel, c.candidatePods(rs, sel))
+	if err != nil {
+		return fmt.Errorf("claim pods of replicaset %s: %w", key, err)
+	}
+	var manageErr error
+	if mayAct {
+		manageErr = c.manageReplicas(ctx, rs, owned)
+	}
+	recheck, err := c.updateStatus(ctx, rs, owned, manageErr)
+	if err != nil {
+		return fmt.Errorf("update status of replicaset %s: %w", key, err)
+	}
+	if manageErr != nil {
+		return fmt.Errorf("sync replicaset %s: %w", key, manageErr)
+	}
+	if recheck > 0 {
+		c.queue.AddAfter(key, recheck)
+	}
+	return nil
+}
+
+// lookup is the cached ReplicaSet key names and its selector; ok is false
+// when it is gone (its expectations are dropped) or its selector invalid.
+func (c *Controller) lookup(key string) (rs *appsv1.ReplicaSet, sel labels.Selector, ok bool) {
+	obj, found := c.rsInf.Get(controllers.SplitKey(key))
+	if !found {
+		c.exp.forget(key)
+		return nil, nil, false
+	}
+	rs = obj.(*appsv1.ReplicaSet)
+	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil {
+		c.log.Warn("invalid selector; not syncing", "replicaset", key, "err", err)
+		return nil, nil, false
+	}
+	return rs, sel, true
+}
+
+// candidatePods are the active pods rs might own: those its selector
+// matches and those it owns already.
+func (c *Controller) candidatePods(rs *appsv1.ReplicaSet, sel labels.Selector) []*corev1.Pod {
+	seen := map[string]bool{}
+	var out []*corev1.Pod
+	add := func(objs []api.Object) {
+		for _, o := range objs {
+			p := o.(*corev1.Pod)
+			if p.Namespace == rs.Namespace && !seen[p.Name] && isActive(p) {
+				seen[p.Name] = true
+				out = append(out, p)
+			}
+		}
+	}
+	add(c.podInf.List(rs.Namespace, sel))
+	add(c.podInf.ByIndex(controllers.IndexOwner, string(rs.UID)))
+	return out
+}

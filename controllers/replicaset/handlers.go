@@ -1,0 +1,125 @@
+package replicaset
+
+import (
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
+)
+
+// The handlers below only record what the cache observed (expectations)
+// and queue the keys of the ReplicaSets concerned.
+
+func (c *Controller) rsDeleted(obj api.Object) {
+	key := controllers.KeyOf(obj)
+	c.exp.forget(key)
+	c.queue.Add(key)
+}
+
+// podAdded: a pod controlled by a ReplicaSet is one of its creations seen;
+// an orphan may be adopted by any ReplicaSet that matches it.
+func (c *Controller) podAdded(obj api.Object) {
+	pod := obj.(*corev1.Pod)
+	if pod.DeletionTimestamp != nil {
+		c.podDeleted(pod) // seen for the first time already going
+		return
+	}
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
+			key := controllers.KeyOf(rs)
+			c.exp.creationsObserved(key, 1)
+			c.queue.Add(key)
+		}
+		return
+	}
+	c.enqueueMatching(pod)
+}
+
+// podUpdated queues the old and new controller when the controller
+// reference changed, and the matching ReplicaSets of an orphan whose labels
+// changed.
+func (c *Controller) podUpdated(oldObj, curObj api.Object) {
+	old, cur := oldObj.(*corev1.Pod), curObj.(*corev1.Pod)
+	if old.ResourceVersion == cur.ResourceVersion {
+		return
+	}
+	labelsChanged := !maps.Equal(old.Labels, cur.Labels)
+	if cur.DeletionTimestamp != nil {
+		c.podDeleted(cur)
+		if labelsChanged {
+			c.podDeleted(old)
+		}
+		return
+	}
+	curRef, oldRef := metav1.GetControllerOf(cur), metav1.GetControllerOf(old)
+	refChanged := !sameRef(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if rs := c.resolveRef(old.Namespace, oldRef); rs != nil {
+			c.enqueue(rs)
+		}
+	}
+	if curRef != nil {
+		if rs := c.resolveRef(cur.Namespace, curRef); rs != nil {
+			c.enqueue(rs)
+		}
+		return
+	}
+	if labelsChanged || refChanged {
+		c.enqueueMatching(cur)
+	}
+}
+
+// podDeleted: a pod going or gone is a deletion its controller observed.
+func (c *Controller) podDeleted(obj api.Object) {
+	pod := obj.(*corev1.Pod)
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return
+	}
+	if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
+		key := controllers.KeyOf(rs)
+		c.exp.deletionObserved(key, controllers.KeyOf(pod))
+		c.queue.Add(key)
+	}
+}
+
+// resolveRef is the cached ReplicaSet a controller reference points to, or
+// nil when it names another kind or a ReplicaSet that is gone or replaced.
+func (c *Controller) resolveRef(namespace string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != replicaSetKind.Group || ref.Kind != replicaSetKind.Kind {
+		return nil
+	}
+	obj, ok := c.rsInf.Get(namespace, ref.Name)
+	if !ok || obj.GetUID() != ref.UID {
+		return nil
+	}
+	return obj.(*appsv1.ReplicaSet)
+}
+
+// enqueueMatching queues every ReplicaSet in the pod's namespace whose
+// selector matches it.
+func (c *Controller) enqueueMatching(pod *corev1.Pod) {
+	set := labels.Set(pod.Labels)
+	for _, obj := range c.rsInf.List(pod.Namespace, nil) {
+		rs := obj.(*appsv1.ReplicaSet)
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(set) {
+			continue
+		}
+		c.queue.Add(controllers.KeyOf(rs))
+	}
+}
+
+func sameRef(a, b *metav1.OwnerReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.UID == b.UID
+}

@@ -1,0 +1,57 @@
+package controllers
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// SyncFunc brings the world in line with the object named by key. It is
+// idempotent; an error re-queues the key with back-off.
+type SyncFunc func(ctx context.Context, key string) error
+
+// RunWorkers runs n workers taking keys from q until ctx ends, then shuts
+// q down and waits for the workers to finish their current keys.
+func RunWorkers(ctx context.Context, q *Queue, n int, log *slog.Logger, fn SyncFunc) {
+	var wg sync.WaitGroup
+	for range max(n, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for processNext(ctx, q, log, fn) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	q.ShutDown()
+	wg.Wait()
+}
+
+// processNext handles one key; false once the queue is shut down.
+func processNext(ctx context.Context, q *Queue, log *slog.Logger, fn SyncFunc) bool {
+	key, shutdown := q.Get()
+	if shutdown {
+		return false
+	}
+	defer q.Done(key)
+	if err := fn(ctx, key); err != nil {
+		if ctx.Err() == nil {
+			log.Debug("sync failed; will retry", "key", key, "retries", q.NumRequeues(key), "err", err)
+			q.AddRateLimited(key)
+		}
+		return true
+	}
+	q.Forget(key)
+	return true
+}
+
+// EnqueueHandler is a Handler that queues the changed object's own key.
+func EnqueueHandler(q *Queue) Handler {
+	return Handler{
+		OnAdd:    func(o api.Object) { q.Add(KeyOf(o)) },
+		OnUpdate: func(_, o api.Object) { q.Add(KeyOf(o)) },
+		OnDelete: func(o api.Object) { q.Add(KeyOf(o)) },
+	}
+}
