@@ -46,7 +46,14 @@ type hollowProc struct {
 // startHollow runs nodes hollow agents against s in a process of their own.
 func startHollow(b testing.TB, s *target, nodes int, heartbeat time.Duration, extra ...string) *hollowProc {
 	b.Helper()
-	args := append([]string{"-server", s.url, "-token", s.token, "-nodes", strconv.Itoa(nodes),
+	return startHollowAt(b, s.url, s.token, nodes, heartbeat, extra...)
+}
+
+// startHollowAt runs nodes hollow agents against the server at url in a
+// process of their own; extra are more bench/hollow flags.
+func startHollowAt(b testing.TB, url, token string, nodes int, heartbeat time.Duration, extra ...string) *hollowProc {
+	b.Helper()
+	args := append([]string{"-server", url, "-token", token, "-nodes", strconv.Itoa(nodes),
 		"-heartbeat", heartbeat.String(), "-state-dir", b.TempDir(), "-log-level", "warn"}, extra...)
 	h := &hollowProc{cmd: exec.Command(buildHollow(b), args...), logs: &lockedBuffer{}, done: make(chan struct{})}
 	h.cmd.Stdout, h.cmd.Stderr = h.logs, h.logs

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -14,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
-	"github.com/bramble-edge/bramble/bench/hollow/hollownode"
 	"github.com/bramble-edge/bramble/bench/minicluster"
 	"github.com/bramble-edge/bramble/datastore"
 )
@@ -22,13 +22,21 @@ import (
 // BenchmarkScheduler measures the scheduler through the real server
 // (in process: the API's admission path, SQLite with fsync, the binding
 // subresource's logic) with hollow agents joined over the real join and
-// MQTT. Throughput: the pods are created while the scheduler is off, then
+// MQTT, run by bench/hollow processes so the server is alone in this one.
+// Throughput: the pods are created while the scheduler is off, then
 // it starts; pods/s runs from the first binding to the last, as the
 // datastore's watch sees them. Latency: with the scheduler running, pods
 // are created by 8 clients and each one's time from its create to its
-// binding is taken. -short runs 100 nodes only.
+// binding is taken. -short runs 100 nodes only. load1 is the machine's
+// 1-minute load average when the throughput run began; server-cpu-us/pod
+// the CPU this process (the server) used from the scheduler's start to the
+// last binding, per pod, which the machine's load disturbs less. With
+// BRAMBLE_BENCH_PPROF_DIR set, the throughput run's CPU profile is written
+// there.
+//
+//	go test -run '^$' -bench 'BenchmarkScheduler$/nodes=5000' -benchtime 1x -timeout 30m ./bench/
 func BenchmarkScheduler(b *testing.B) {
-	sizes := []struct{ nodes, pods int }{{1000, 3000}, {5000, 3000}}
+	sizes := []struct{ nodes, pods int }{{1000, 3000}, {5000, 5000}}
 	if testing.Short() {
 		sizes = []struct{ nodes, pods int }{{100, 500}}
 	}
@@ -47,9 +55,8 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 		b.Fatal(err)
 	}
 	defer c.Stop()
-	f := startMixedFleet(b, c, nodes)
-	defer f()
-	waitStoredNodes(b, c, nodes)
+	procs := startMixedFleet(b, c, nodes)
+	waitStoredNodes(b, c, procs, nodes)
 	createPods(b, c, "burst", pods, 8)
 	// Watched from here on, the pods' events are their bindings (and the
 	// hollow agents' status reports that follow).
@@ -59,6 +66,8 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	load, cpu0 := loadAverage(b), processCPU(b)
+	stopProfile := cpuProfile(b, fmt.Sprintf("scheduler-%d", nodes))
 	b.ResetTimer()
 	start := time.Now()
 	if err := c.StartScheduler(); err != nil {
@@ -66,6 +75,10 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 	}
 	binds := collectBinds(b, watch, pods, nil)
 	cancel()
+	cpu := processCPU(b) - cpu0
+	stopProfile()
+	b.ReportMetric(load, "load1")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(pods), "server-cpu-us/pod")
 	first, last := binds[0], binds[len(binds)-1]
 	b.StopTimer()
 	b.ReportMetric(float64(pods-1)/last.Sub(first).Seconds(), "pods/s")
@@ -76,29 +89,29 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 	b.StartTimer()
 }
 
-// startMixedFleet joins n hollow nodes: a quarter amd64 with 8 cores, the
-// rest arm64 with 4, spread over three zones; it returns their stop.
-func startMixedFleet(b *testing.B, c *minicluster.Cluster, n int) func() {
-	var stops []func()
+// startMixedFleet runs n hollow nodes in bench/hollow processes of at
+// most maxPerHollowProc nodes each, so neither this process (the server)
+// nor any agent process runs out of file descriptors: a quarter amd64
+// with 8 cores in zone z0, the rest arm64 with 4 in zone z1.
+func startMixedFleet(b *testing.B, c *minicluster.Cluster, n int) []*hollowProc {
+	var procs []*hollowProc
 	for i, part := range []struct {
 		prefix, arch, cpu, mem string
 		nodes                  int
 	}{{"amd", "amd64", "8", "16Gi", n / 4}, {"arm", "arm64", "4", "8Gi", n - n/4}} {
-		f, err := hollownode.Start(context.Background(), hollownode.Config{Server: c.URL, Token: c.Token, Nodes: part.nodes,
-			Prefix: part.prefix, Arch: part.arch, CPU: resource.MustParse(part.cpu), Memory: resource.MustParse(part.mem),
-			Labels: map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("z%d", i)}, StateDir: b.TempDir(),
-			Heartbeat: 30 * time.Second, Stagger: time.Millisecond, JoinWorkers: 16})
-		if err != nil {
-			b.Fatal(err)
-		}
-		stops = append(stops, f.Stop)
-	}
-	return func() {
-		for _, s := range stops {
-			s()
+		for first := 0; first < part.nodes; first += maxPerHollowProc {
+			size := min(maxPerHollowProc, part.nodes-first)
+			procs = append(procs, startHollowAt(b, c.URL, c.Token, size, 30*time.Second,
+				"-prefix", fmt.Sprintf("%s%d", part.prefix, first/maxPerHollowProc), "-arch", part.arch,
+				"-cpu", part.cpu, "-memory", part.mem, "-labels", fmt.Sprintf("topology.kubernetes.io/zone=z%d", i),
+				"-stagger", "1ms", "-join-workers", "16"))
 		}
 	}
+	return procs
 }
+
+// maxPerHollowProc is the most hollow nodes one bench/hollow process runs.
+const maxPerHollowProc = 1250
 
 func podsRes() *api.Resource {
 	r, _ := api.Lookup("", "v1", "pods")
@@ -113,14 +126,22 @@ func currentRev(b *testing.B, c *minicluster.Cluster) int64 {
 	return rev
 }
 
-// waitStoredNodes waits until n Nodes are stored and Ready.
-func waitStoredNodes(b *testing.B, c *minicluster.Cluster, n int) {
+// waitStoredNodes waits until n Nodes are stored and Ready, failing early
+// when a hollow process exits.
+func waitStoredNodes(b *testing.B, c *minicluster.Cluster, procs []*hollowProc, n int) {
 	nodes, _ := api.Lookup("", "v1", "nodes")
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
 		l, err := c.Store.List(context.Background(), nodes.Prefix(""), datastore.ListOptions{})
 		if err == nil && len(l.Items) >= n && strings.Count(string(joinValues(l.Items)), `"type":"Ready","status":"True"`) >= n {
 			return
+		}
+		for _, h := range procs {
+			select {
+			case <-h.done:
+				b.Fatalf("a hollow process exited before %d nodes were Ready:\n%s", n, h.logs)
+			default:
+			}
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -174,6 +195,8 @@ func benchSchedPod(name string) *corev1.Pod {
 				corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}}}}}
 }
 
+var nodeNameField = []byte(`"nodeName"`)
+
 // collectBinds reads pod events until want pods have been bound and
 // returns the binding times in order. With bound set, it records each
 // pod's binding time by name.
@@ -189,7 +212,7 @@ func collectBinds(b *testing.B, watch <-chan []datastore.Event, want int, bound 
 			}
 			now := time.Now()
 			for _, ev := range evs {
-				if ev.Type != datastore.EventUpdate || seen[ev.KV.Key] || !strings.Contains(string(ev.KV.Value), `"nodeName"`) {
+				if ev.Type != datastore.EventUpdate || seen[ev.KV.Key] || !bytes.Contains(ev.KV.Value, nodeNameField) {
 					continue
 				}
 				seen[ev.KV.Key] = true

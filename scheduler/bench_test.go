@@ -59,7 +59,7 @@ func (b *nullBinder) Event(context.Context, *corev1.Pod, string, string, string)
 
 // BenchmarkSchedule runs the whole in-process path: b.N pending pods go
 // through the queue, the scheduling loop (snapshot update, filters,
-// scores, assume) and 32 bind workers into a Binder that answers at once.
+// scores, assume) and the bind workers into a Binder that answers at once.
 // The datastore and the API server are not involved.
 func BenchmarkSchedule(b *testing.B) {
 	for _, nodes := range []int{1000, 5000} {
@@ -70,9 +70,7 @@ func BenchmarkSchedule(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			s.spawn(func() { s.loop(ctx) })
-			for range s.cfg.BindWorkers {
-				s.spawn(func() { s.worker(ctx) })
-			}
+			s.startWorkers(ctx)
 			for binder.bound.Load() < int64(b.N) {
 				time.Sleep(100 * time.Microsecond)
 			}

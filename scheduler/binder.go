@@ -62,10 +62,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, p *podInfo, node st
 	err := s.cfg.Binder.Bind(ctx, p.pod, node)
 	if err == nil {
 		s.queue.bound(qp)
-		msg := fmt.Sprintf("Successfully assigned %s to %s", p.key, node)
-		if err := s.cfg.Binder.Event(ctx, p.pod, corev1.EventTypeNormal, reasonScheduled, msg); err != nil && ctx.Err() == nil {
-			s.log.Debug("cannot record event", "pod", p.key, "err", err)
-		}
+		s.record(ctx, p.pod, corev1.EventTypeNormal, reasonScheduled, fmt.Sprintf("Successfully assigned %s to %s", p.key, node))
 		return
 	}
 	if ctx.Err() != nil {
@@ -107,15 +104,17 @@ func (s *Scheduler) refresh(ctx context.Context, qp *queuedPod, p *podInfo) {
 	s.queue.requeue(qp, stateBinding)
 }
 
-// reportUnschedulable writes a failure to the pod's status and as an
-// event. A pod that is gone or changed needs nothing; other errors make
-// the queue forget the message so the next failure writes it again.
+// reportUnschedulable writes a failure to the pod's status and then, by
+// the event workers, as an event. A pod that is gone or changed needs
+// nothing; other errors make the queue forget the message so the next
+// failure writes it again.
 func (s *Scheduler) reportUnschedulable(ctx context.Context, qp *queuedPod, pod *corev1.Pod, msg string) {
 	err := s.cfg.Binder.Unschedulable(ctx, pod, msg)
 	if err == nil {
-		err = s.cfg.Binder.Event(ctx, pod, corev1.EventTypeWarning, reasonFailedScheduling, msg)
+		s.record(ctx, pod, corev1.EventTypeWarning, reasonFailedScheduling, msg)
+		return
 	}
-	if err == nil || ctx.Err() != nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+	if ctx.Err() != nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return
 	}
 	s.log.Warn("cannot record scheduling failure", "pod", podKey(pod.Namespace, pod.Name), "err", err)

@@ -35,8 +35,12 @@ type Config struct {
 	// kube-scheduler does (50% less 1% per 125 nodes, at least 5%, at least
 	// 100 nodes); 100 looks at every node.
 	PercentageOfNodesToScore int
-	// BindWorkers is how many bindings are written at once. Default 32.
+	// BindWorkers is how many bindings are written at once. Default 128:
+	// each waits for a group commit, and more in flight fill each commit.
 	BindWorkers int
+	// EventWorkers is how many Events (Scheduled, FailedScheduling) are
+	// written at once, apart from the bindings. Default 8.
+	EventWorkers int
 	// InitialBackoff and MaxBackoff bound a failed pod's wait before its
 	// next attempt. Defaults 1 s and 60 s.
 	InitialBackoff, MaxBackoff time.Duration
@@ -54,7 +58,9 @@ func (c *Config) setDefaults() error {
 	case c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100:
 		return fmt.Errorf("scheduler config: PercentageOfNodesToScore is %d, want 0 (adaptive) to 100", c.PercentageOfNodesToScore)
 	case c.BindWorkers < 0:
-		return fmt.Errorf("scheduler config: BindWorkers is %d, want 0 (default 32) or more", c.BindWorkers)
+		return fmt.Errorf("scheduler config: BindWorkers is %d, want 0 (default 128) or more", c.BindWorkers)
+	case c.EventWorkers < 0:
+		return fmt.Errorf("scheduler config: EventWorkers is %d, want 0 (default 8) or more", c.EventWorkers)
 	case c.InitialBackoff < 0 || c.MaxBackoff < 0 || c.UnschedulableFlush < 0:
 		return errors.New("scheduler config: InitialBackoff, MaxBackoff and UnschedulableFlush must not be negative")
 	}
@@ -68,7 +74,8 @@ func (c *Config) setDefaults() error {
 	if c.TopologyLabels == nil {
 		c.TopologyLabels = []string{corev1.LabelTopologyZone}
 	}
-	c.BindWorkers = cmp.Or(c.BindWorkers, 32)
+	c.BindWorkers = cmp.Or(c.BindWorkers, 128)
+	c.EventWorkers = cmp.Or(c.EventWorkers, 8)
 	c.InitialBackoff = cmp.Or(c.InitialBackoff, time.Second)
 	c.MaxBackoff = cmp.Or(c.MaxBackoff, 60*time.Second)
 	c.UnschedulableFlush = cmp.Or(c.UnschedulableFlush, 5*time.Minute)
@@ -77,15 +84,16 @@ func (c *Config) setDefaults() error {
 
 // Scheduler assigns unbound pods to nodes. Start it once; Stop ends it.
 type Scheduler struct {
-	cfg   Config
-	log   *slog.Logger
-	cache *cache
-	queue *queue
-	algo  *algorithm
-	snap  *snapshot // owned by the scheduling loop
-	work  chan func(context.Context)
-	nodes *reflector
-	pods  *reflector
+	cfg    Config
+	log    *slog.Logger
+	cache  *cache
+	queue  *queue
+	algo   *algorithm
+	snap   *snapshot // owned by the scheduling loop
+	work   chan func(context.Context)
+	events chan eventJob
+	nodes  *reflector
+	pods   *reflector
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -97,11 +105,12 @@ func New(cfg Config) (*Scheduler, error) {
 		return nil, err
 	}
 	s := &Scheduler{cfg: cfg, log: cfg.Logger,
-		cache: newCache(cfg.TopologyLabels),
-		queue: newQueue(cfg.Clock, cfg.InitialBackoff, cfg.MaxBackoff, cfg.UnschedulableFlush),
-		algo:  newAlgorithm(cfg.PercentageOfNodesToScore, cfg.ImagePlatforms),
-		snap:  newSnapshot(cfg.TopologyLabels),
-		work:  make(chan func(context.Context), 4*cfg.BindWorkers),
+		cache:  newCache(cfg.TopologyLabels),
+		queue:  newQueue(cfg.Clock, cfg.InitialBackoff, cfg.MaxBackoff, cfg.UnschedulableFlush),
+		algo:   newAlgorithm(cfg.PercentageOfNodesToScore, cfg.ImagePlatforms),
+		snap:   newSnapshot(cfg.TopologyLabels),
+		work:   make(chan func(context.Context), 4*cfg.BindWorkers),
+		events: make(chan eventJob, 4*cfg.BindWorkers),
 	}
 	s.nodes = newReflector(cfg.Store, nodesResource, s.log, nodeHandler{s})
 	s.pods = newReflector(cfg.Store, podsResource, s.log, podHandler{s})
@@ -125,11 +134,19 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.spawn(func() { s.nodes.run(ctx) })
 	s.spawn(func() { s.pods.run(ctx) })
 	s.spawn(func() { s.loop(ctx) })
+	s.startWorkers(ctx)
+	s.log.Info("scheduler started", "nodes", nodes, "workers", s.cfg.BindWorkers)
+	return nil
+}
+
+// startWorkers runs the bind workers and the event workers until ctx ends.
+func (s *Scheduler) startWorkers(ctx context.Context) {
 	for range s.cfg.BindWorkers {
 		s.spawn(func() { s.worker(ctx) })
 	}
-	s.log.Info("scheduler started", "nodes", nodes, "workers", s.cfg.BindWorkers)
-	return nil
+	for range s.cfg.EventWorkers {
+		s.spawn(func() { s.eventWorker(ctx) })
+	}
 }
 
 func (s *Scheduler) spawn(fn func()) {

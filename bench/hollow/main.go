@@ -2,13 +2,16 @@
 //
 //	go run ./bench/hollow -server https://127.0.0.1:6443 -token "$(cat /var/lib/bramble/server/token)" \
 //	    -nodes 100 [-prefix hollow] [-arch arm64] [-cpu 4 -memory 4Gi] [-labels k=v,...] [-heartbeat 10s]
+//	    [-join-workers 8] [-stagger 5ms]
 //
 // Each node joins (once: credentials are kept under -state-dir), connects
 // to MQTT with its own certificate, heartbeats, and reports the pods bound
 // to it Running and Ready; pods with restartPolicy Never or OnFailure
 // report Succeeded a second later. SIGINT or SIGTERM stops every node: they
 // go silent like Raspberry Pis that lost power. Several processes with
-// different -prefix values can run against one server.
+// different -prefix values can run against one server. Each node keeps an
+// MQTT connection open, so the process raises its open-file limit to the
+// hard limit; very large fleets are split over several processes.
 package main
 
 import (
@@ -39,6 +42,11 @@ func run(args []string) error {
 		return err
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if limit, err := raiseFileLimit(); err != nil {
+		cfg.Logger.Warn("cannot raise the open file limit", "err", err)
+	} else {
+		cfg.Logger.Debug("open file limit", "limit", limit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	begin := time.Now()
@@ -69,6 +77,7 @@ func parseFlags(args []string) (hollownode.Config, slog.Level, error) {
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat interval")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "where node credentials are kept (default $TMPDIR/bramble-hollow)")
 	fs.DurationVar(&cfg.Stagger, "stagger", 5*time.Millisecond, "pause between starting two nodes")
+	fs.IntVar(&cfg.JoinWorkers, "join-workers", 8, "how many nodes join at once")
 	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err

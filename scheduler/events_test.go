@@ -1,0 +1,71 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// slowEventBinder is a storeBinder whose Event waits until release is
+// closed, as an Event write stuck behind a slow commit would.
+type slowEventBinder struct {
+	*storeBinder
+	release chan struct{}
+	once    sync.Once
+}
+
+func (b *slowEventBinder) Event(ctx context.Context, pod *corev1.Pod, eventType, reason, message string) error {
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return b.storeBinder.Event(ctx, pod, eventType, reason, message)
+}
+
+// TestBindingsDoNotWaitForEvents: with one bind worker and the Event
+// writes stuck, every pod is still bound; once the Events can be written,
+// each bound pod has its Scheduled event.
+func TestBindingsDoNotWaitForEvents(t *testing.T) {
+	store := openStore(t, datastore.SQLiteConfig{})
+	binder := &slowEventBinder{storeBinder: &storeBinder{store: store}, release: make(chan struct{})}
+	defer binder.once.Do(func() { close(binder.release) })
+	putObject(t, store, makeNode("amd-1"))
+	const pods = 4
+	for i := range pods {
+		putObject(t, store, makePod("default", fmt.Sprint("p-", i), podReq("100m", "64Mi")))
+	}
+	s, err := New(Config{Store: store, Binder: binder, Logger: testLogger(t), BindWorkers: 1, EventWorkers: 1,
+		InitialBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	for i := range pods {
+		waitPod(t, store, "default", fmt.Sprint("p-", i), "bound while its Event waits", isBound)
+	}
+	if got := binder.eventsOf("default", "p-0", reasonScheduled); len(got) != 0 {
+		t.Fatalf("Scheduled events before release: got %q, want none", got)
+	}
+	binder.once.Do(func() { close(binder.release) })
+	for i := range pods {
+		name := fmt.Sprint("p-", i)
+		waitFor(t, func() bool { return len(binder.eventsOf("default", name, reasonScheduled)) == 1 })
+	}
+}
+
+func TestEventWorkersMustNotBeNegative(t *testing.T) {
+	_, err := New(Config{Store: openStore(t, datastore.SQLiteConfig{}), Binder: &nullBinder{}, EventWorkers: -1})
+	if err == nil || err.Error() != "scheduler config: EventWorkers is -1, want 0 (default 8) or more" {
+		t.Errorf("got %v, want an error naming EventWorkers", err)
+	}
+}
