@@ -150,6 +150,6 @@ func BenchmarkWatchEvent(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
 		kv.ModRevision = int64(i + 1)
-		s.pods.apply("default/web-0", kv)
+		s.pods.Upsert("default/web-0", kv)
 	}
 }

@@ -113,7 +113,7 @@ func TestReflectorRelistsAfterCompaction(t *testing.T) {
 	if err := store.Compact(context.Background(), rev); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Watch(context.Background(), r.prefix, r.rev); !errors.Is(err, datastore.ErrCompacted) {
+	if _, err := store.Watch(context.Background(), podsResource.Prefix(""), r.Revision()); !errors.Is(err, datastore.ErrCompacted) {
 		t.Fatalf("watch from the listed revision: got %v, want ErrCompacted (the test needs a relist)", err)
 	}
 	stop := runReflector(r)
@@ -122,7 +122,8 @@ func TestReflectorRelistsAfterCompaction(t *testing.T) {
 	stop()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if got, want := rec.objs["default/p1"], fmt.Sprint(r.known["default/p1"]); got != want {
+	p1Rev, _ := r.ModRevision("default/p1")
+	if got, want := rec.objs["default/p1"], fmt.Sprint(p1Rev); got != want {
 		t.Errorf("p1 resourceVersion: got %s, want its mod revision %s", got, want)
 	}
 }
