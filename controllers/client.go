@@ -73,3 +73,14 @@ func (d Deps) Clock() func() time.Time {
 	}
 	return d.Now
 }
+
+// MustResource is the served resource group/v1/name. A controller asks for
+// the resources it is built on when its package loads; one not served is
+// a programming error, so it panics.
+func MustResource(group, name string) *api.Resource {
+	r, ok := api.Lookup(group, "v1", name)
+	if !ok {
+		panic("controllers: resource " + group + "/" + name + " is not served")
+	}
+	return r
+}

@@ -55,3 +55,28 @@ func EnqueueHandler(q *Queue) Handler {
 		OnDelete: func(o api.Object) { q.Add(KeyOf(o)) },
 	}
 }
+
+// Loop is one work queue and the sync its workers run.
+type Loop struct {
+	Queue *Queue
+	Sync  SyncFunc
+}
+
+// Run is a controller's Run: it waits until the cache has synced, starts
+// the recorder, and runs workers on each loop until ctx ends.
+func Run(ctx context.Context, cache *Cache, rec *Recorder, log *slog.Logger, workers int, loops ...Loop) {
+	if !cache.WaitForSync(ctx) {
+		return
+	}
+	rec.Start(ctx)
+	log.Info("started", "workers", workers)
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			RunWorkers(ctx, l.Queue, workers, log, l.Sync)
+		}()
+	}
+	wg.Wait()
+}

@@ -24,18 +24,10 @@ import (
 const Component = "daemonset-controller"
 
 var (
-	dsResource   = mustResource("apps", "daemonsets")
-	podResource  = mustResource("", "pods")
-	nodeResource = mustResource("", "nodes")
+	dsResource   = controllers.MustResource("apps", "daemonsets")
+	podResource  = controllers.MustResource("", "pods")
+	nodeResource = controllers.MustResource("", "nodes")
 )
-
-func mustResource(group, name string) *api.Resource {
-	r, ok := api.Lookup(group, "v1", name)
-	if !ok {
-		panic("daemonset: resource " + group + "/" + name + " is not served")
-	}
-	return r
-}
 
 // expectationTimeout is how long a create or delete may stay unseen in
 // the cache before the controller stops waiting for it.
@@ -92,12 +84,7 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then syncs DaemonSets with workers workers
 // until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.rec.Start(ctx)
-	c.log.Info("daemonset controller started", "workers", workers)
-	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+	controllers.Run(ctx, c.cache, c.rec, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
 // ownerKey is the key of the DaemonSet controlling pod, if any.

@@ -30,7 +30,7 @@ type harness struct {
 	events *controllers.Informer
 }
 
-var eventResource = mustResource("", "events")
+var eventResource = controllers.MustResource("", "events")
 
 func start(t testing.TB) *harness {
 	t.Helper()

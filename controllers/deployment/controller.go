@@ -23,18 +23,10 @@ import (
 const Component = "deployment-controller"
 
 var (
-	deploymentsRes = mustResource("apps", "deployments")
-	replicaSetsRes = mustResource("apps", "replicasets")
-	podsRes        = mustResource("", "pods")
+	deploymentsRes = controllers.MustResource("apps", "deployments")
+	replicaSetsRes = controllers.MustResource("apps", "replicasets")
+	podsRes        = controllers.MustResource("", "pods")
 )
-
-func mustResource(group, name string) *api.Resource {
-	r, ok := api.Lookup(group, "v1", name)
-	if !ok {
-		panic("deployment: resource " + group + "/" + name + " is not served")
-	}
-	return r
-}
 
 // Controller reconciles Deployments.
 type Controller struct {
@@ -74,12 +66,7 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then reconciles with workers workers until ctx
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.recorder.Start(ctx)
-	c.log.Info("started", "workers", workers)
-	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+	controllers.Run(ctx, c.cache, c.recorder, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
 func (c *Controller) rsAdded(obj api.Object) {

@@ -31,7 +31,7 @@ func start(t testing.TB, others ...func(controllers.Deps) runner) *harness {
 	t.Helper()
 	env := controllertest.New(t)
 	h := &harness{Env: env, rss: env.Cache.Informer(replicaSetsRes),
-		events: env.Cache.Informer(mustResource("", "events"))}
+		events: env.Cache.Informer(controllers.MustResource("", "events"))}
 	deps := controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log}
 	runners := []runner{New(deps)}
 	for _, mk := range others {

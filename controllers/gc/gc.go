@@ -84,12 +84,7 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then collects with workers workers until ctx
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.events.Start(ctx)
-	c.log.Info("started", "workers", workers)
-	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+	controllers.Run(ctx, c.cache, c.events, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
 // sync looks at one object: as an owner being deleted with a propagation

@@ -22,17 +22,9 @@ import (
 const Component = "job-controller"
 
 var (
-	jobResource = mustResource("batch", "jobs")
-	podResource = mustResource("", "pods")
+	jobResource = controllers.MustResource("batch", "jobs")
+	podResource = controllers.MustResource("", "pods")
 )
-
-func mustResource(group, name string) *api.Resource {
-	r, ok := api.Lookup(group, "v1", name)
-	if !ok {
-		panic("job: resource " + group + "/" + name + " is not served")
-	}
-	return r
-}
 
 // expectationTimeout is how long a create or delete may stay unseen in
 // the cache before the controller stops waiting for it.
@@ -84,12 +76,7 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then syncs Jobs with workers workers until ctx
 // ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.rec.Start(ctx)
-	c.log.Info("job controller started", "workers", workers)
-	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+	controllers.Run(ctx, c.cache, c.rec, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
 // ownerKey is the key of the Job controlling pod, if any.

@@ -20,7 +20,7 @@ import (
 
 const waitFor = 20 * time.Second
 
-var eventResource = mustResource("", "events")
+var eventResource = controllers.MustResource("", "events")
 
 // harness is a Job controller on the real store and admission path, with
 // a simulated agent that runs the Job's pods.

@@ -24,7 +24,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/bramble-edge/bramble/api"
@@ -35,17 +34,9 @@ import (
 const Component = "node-controller"
 
 var (
-	nodesRes = mustResource("", "nodes")
-	podsRes  = mustResource("", "pods")
+	nodesRes = controllers.MustResource("", "nodes")
+	podsRes  = controllers.MustResource("", "pods")
 )
-
-func mustResource(group, name string) *api.Resource {
-	r, ok := api.Lookup(group, "v1", name)
-	if !ok {
-		panic("nodelifecycle: resource " + group + "/" + name + " is not served")
-	}
-	return r
-}
 
 // Controller taints unready nodes and evicts their pods.
 type Controller struct {
@@ -84,16 +75,8 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then runs workers workers on nodes and as many
 // on pods until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.events.Start(ctx)
-	c.log.Info("started", "workers", workers)
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); controllers.RunWorkers(ctx, c.nodeQueue, workers, c.log, c.syncNode) }()
-	go func() { defer wg.Done(); controllers.RunWorkers(ctx, c.podQueue, workers, c.log, c.syncPod) }()
-	wg.Wait()
+	controllers.Run(ctx, c.cache, c.events, c.log, workers,
+		controllers.Loop{Queue: c.nodeQueue, Sync: c.syncNode}, controllers.Loop{Queue: c.podQueue, Sync: c.syncPod})
 }
 
 func (c *Controller) nodeAdded(o api.Object) {

@@ -27,17 +27,9 @@ import (
 const Component = "replicaset-controller"
 
 var (
-	replicaSets = mustResource("apps", "replicasets")
-	pods        = mustResource("", "pods")
+	replicaSets = controllers.MustResource("apps", "replicasets")
+	pods        = controllers.MustResource("", "pods")
 )
-
-func mustResource(group, name string) *api.Resource {
-	r, ok := api.Lookup(group, "v1", name)
-	if !ok {
-		panic("replicaset: resource " + group + "/" + name + " is not served")
-	}
-	return r
-}
 
 // Controller reconciles ReplicaSets with their pods.
 type Controller struct {
@@ -78,12 +70,7 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then syncs ReplicaSets with workers workers
 // until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !c.cache.WaitForSync(ctx) {
-		return
-	}
-	c.events.Start(ctx)
-	c.log.Info("started", "workers", workers)
-	controllers.RunWorkers(ctx, c.queue, workers, c.log, c.sync)
+	controllers.Run(ctx, c.cache, c.events, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
 func (c *Controller) enqueue(obj api.Object) { c.queue.Add(controllers.KeyOf(obj)) }

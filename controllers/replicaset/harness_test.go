@@ -45,7 +45,7 @@ func start(t testing.TB, before func(h *harness)) *harness {
 	return h
 }
 
-var eventsRes = mustResource("", "events")
+var eventsRes = controllers.MustResource("", "events")
 
 func rsObject(name string, replicas, minReady int32) *appsv1.ReplicaSet {
 	sel := map[string]string{"app": name}
