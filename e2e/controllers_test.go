@@ -419,3 +419,32 @@ func watchAvailability(t *testing.T, s *cluster.Server, selector string, replica
 		t.Logf("during the rollout: at least %d Ready, at most %d pods", minReady, maxPods)
 	}
 }
+
+// TestLeaderElectedServer runs the server with --leader-elect: it takes
+// the kube-system/bramble-server Lease, and only then do its controllers
+// and scheduler act; a clean stop releases the Lease, and the restarted
+// server (another identity) takes it at once.
+func TestLeaderElectedServer(t *testing.T) {
+	s := cluster.StartServer(t, "--leader-elect")
+	holder := func() string {
+		out, _, err := s.Kubectl("get", "lease", "-n", "kube-system", "bramble-server", "-o", "jsonpath={.spec.holderIdentity}")
+		if err != nil {
+			return ""
+		}
+		return out
+	}
+	var first string
+	cluster.WaitFor(t, 20*time.Second, func() bool { first = holder(); return first != "" }, "the server to hold the lease")
+	apply(t, s, webDeployment("web", 2, "v1"))
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		out, _, err := s.Kubectl("get", "events", "--field-selector", "reason=FailedScheduling", "-o", "name")
+		return err == nil && strings.Count(out, "\n") >= 1 && len(listPods(s, "app=web")) == 2
+	}, "the leader's controllers to create the pods and its scheduler to report them unschedulable (no nodes)")
+	s.Stop()
+	s.Start("--leader-elect")
+	cluster.WaitFor(t, 10*time.Second, func() bool { h := holder(); return h != "" && h != first },
+		"the restarted server to take the released lease at once")
+	if out := s.MustKubectl("get", "lease", "-n", "kube-system"); !strings.Contains(out, "bramble-server") {
+		t.Errorf("kubectl get lease -n kube-system: want bramble-server listed, got:\n%s", out)
+	}
+}

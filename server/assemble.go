@@ -44,41 +44,41 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startMQTTParts(bg, cfg, side); err != nil {
 		return nil, err
 	}
-	s.bg, s.schedCfg = bg, cfg.Scheduler
-	if !cfg.DisableScheduler {
-		if err := s.StartScheduler(); err != nil {
-			return nil, err
-		}
-	}
-	s.newControllers = cfg.Controllers
-	if cfg.Controllers != nil && !cfg.DisableControllers {
-		if err := s.StartControllers(); err != nil {
-			return nil, err
-		}
+	s.bg, s.schedCfg, s.newControllers = bg, cfg.Scheduler, cfg.Controllers
+	if err := s.startLeading(bg, cfg); err != nil {
+		return nil, err
 	}
 	return s.joinAndAPI(bg, cfg, certs, side)
 }
 
 // StartScheduler runs the scheduler on the datastore, binding through the
-// API's admission path. Start does it unless --disable-scheduler;
-// benchmarks call it later, once their pods are pending.
+// API's admission path. Start does it unless --disable-scheduler (or,
+// with --leader-elect, while this server holds the lease); benchmarks call
+// it later, once their pods are pending.
 func (s *Server) StartScheduler() error {
 	if s.Scheduler != nil {
 		return errors.New("scheduler: already running")
 	}
-	bg := s.bg
-	scfg := s.schedCfg
-	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{api: s.API}, s.log.With("component", "scheduler")
-	sched, err := scheduler.New(scfg)
+	sched, err := s.startScheduler(s.bg)
 	if err != nil {
-		return fmt.Errorf("scheduler: %w", err)
-	}
-	if err := sched.Start(bg); err != nil {
-		return fmt.Errorf("scheduler: %w", err)
+		return err
 	}
 	s.Scheduler = sched
 	s.stops = append(s.stops, sched.Stop)
 	return nil
+}
+
+func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, error) {
+	scfg := s.schedCfg
+	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{api: s.API}, s.log.With("component", "scheduler")
+	sched, err := scheduler.New(scfg)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	if err := sched.Start(ctx); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	return sched, nil
 }
 
 // startMQTTParts starts node status and the publisher on the Bus.

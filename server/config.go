@@ -39,6 +39,10 @@ type Config struct {
 	DisableAgent           bool // --disable-agent
 	DisableScheduler       bool // --disable-scheduler
 	DisableControllers     bool // --disable-controllers
+	// LeaderElect (--leader-elect): run the scheduler and the controllers
+	// only while this server holds the kube-system/bramble-server Lease,
+	// for servers that share one datastore.
+	LeaderElect bool
 	// Controllers makes the control loops (`bramble server` passes
 	// controllers/manager's); nil runs none.
 	Controllers NewControllers

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/bramble-edge/bramble/controllers"
 )
@@ -29,15 +30,23 @@ func (s *Server) StartControllers() error {
 	if s.newControllers == nil {
 		return errors.New("controllers: the server was configured without them")
 	}
+	set, err := s.startControllers(s.bg)
+	if err != nil {
+		return err
+	}
+	s.Controllers = set
+	s.stops = append(s.stops, set.Stop)
+	return nil
+}
+
+func (s *Server) startControllers(ctx context.Context) (ControllerSet, error) {
 	log := s.log.With("component", "controllers")
 	set, err := s.newControllers(controllers.Deps{
 		Cache: controllers.NewCache(s.Store, log), Client: s.API.ControllerClient(), Log: log,
 	})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("controllers: %w", err)
 	}
-	set.Start(s.bg)
-	s.Controllers = set
-	s.stops = append(s.stops, set.Stop)
-	return nil
+	set.Start(ctx)
+	return set, nil
 }
