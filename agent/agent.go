@@ -66,6 +66,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.OnRunning != nil {
+		cfg.OnRunning(creds.NodeName)
+	}
 	// kubectl logs arrive as requests on the node's rpc topic; the handler
 	// streams the pods' log files back (the server never dials the agent).
 	logRPC := agentlogs.NewHandler(agentlogs.Config{DataDir: cfg.DataDir, Node: a.node.NodeName, Logger: cfg.Logger})

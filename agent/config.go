@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
 )
 
 // Defaults of the agent's flags.
@@ -58,6 +58,10 @@ type Config struct {
 	ContainerdRoot string
 	ImageGC        ImageGC
 	Logger         *slog.Logger
+	// OnRunning, when set, is called once the agent has its node identity
+	// (joined now or on an earlier start) and runs its pods from the local
+	// store; `bramble agent` tells systemd it is ready there.
+	OnRunning func(node string)
 }
 
 func (c *Config) setDefaults() error {
@@ -99,8 +103,10 @@ func (c *Config) setDefaults() error {
 func (c *Config) AgentDir() string { return filepath.Join(c.DataDir, "agent") }
 
 // ReadConfigFile reads a config file of flag names to values, as k3s's
-// config.yaml: `node-label: [a=b, c=d]`, `server: https://...`. A missing
-// file is not an error when optional is set (the default path).
+// config.yaml: `node-label: [a=b, c=d]`, `server: https://...`. Values are
+// taken as written, so `write-kubeconfig-mode: 0644` stays octal and
+// `image-gc-interval: 1000000` is not turned into 1e+06. A missing file is
+// not an error when optional is set (the default path).
 func ReadConfigFile(path string, optional bool) (map[string][]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -109,39 +115,56 @@ func ReadConfigFile(path string, optional bool) (map[string][]string, error) {
 		}
 		return nil, fmt.Errorf("config file: %w", err)
 	}
-	var raw map[string]any
-	if err := yaml.Unmarshal(data, &raw); err != nil {
+	out, err := parseConfig(data)
+	if err != nil {
 		return nil, fmt.Errorf("config file %s: %w", path, err)
-	}
-	out := make(map[string][]string, len(raw))
-	for k, v := range raw {
-		vals, err := configValues(v)
-		if err != nil {
-			return nil, fmt.Errorf("config file %s: %s: %w", path, k, err)
-		}
-		out[k] = vals
 	}
 	return out, nil
 }
 
-func configValues(v any) ([]string, error) {
-	switch v := v.(type) {
-	case string:
-		return []string{v}, nil
-	case bool, float64, int64, int:
-		return []string{fmt.Sprint(v)}, nil
-	case []any:
-		out := make([]string, 0, len(v))
-		for _, e := range v {
-			s, err := configValues(e)
-			if err != nil || len(s) != 1 {
-				return nil, fmt.Errorf("list entries must be strings, numbers or booleans")
-			}
-			out = append(out, s[0])
-		}
+// parseConfig reads the top-level mapping of a config file, keeping each
+// scalar's text.
+func parseConfig(data []byte) (map[string][]string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	if doc.Kind == 0 { // empty file
 		return out, nil
 	}
-	return nil, fmt.Errorf("got %T, want a string, number, boolean or list", v)
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("want a mapping of flag names to values")
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		vals, err := configValues(val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key.Value, err)
+		}
+		out[key.Value] = vals
+	}
+	return out, nil
+}
+
+func configValues(n *yaml.Node) ([]string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []string{n.Value}, nil
+	case yaml.SequenceNode:
+		out := make([]string, 0, len(n.Content))
+		for _, e := range n.Content {
+			if e.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("list entries must be strings, numbers or booleans")
+			}
+			out = append(out, e.Value)
+		}
+		return out, nil
+	case yaml.AliasNode:
+		return configValues(n.Alias)
+	}
+	return nil, fmt.Errorf("got a mapping, want a string, number, boolean or list")
 }
 
 // SortedKeys returns a config file's keys in order, for stable errors.

@@ -9,8 +9,8 @@ mod=github.com/bramble-edge/bramble
 fail=0
 deny() { # package, forbidden import prefix...
   local pkg=$1; shift
-  [ -d "${pkg#$mod/}" ] || return 0
-  compgen -G "${pkg#$mod/}/*.go" >/dev/null || return 0
+  [ -d "${pkg#"$mod"/}" ] || return 0
+  compgen -G "${pkg#"$mod"/}/*.go" >/dev/null || return 0
   local deps
   deps=$(go list -deps "$pkg")
   for bad in "$@"; do

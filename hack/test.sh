@@ -15,7 +15,7 @@ step "kubectl present"
 test -x /usr/bin/kubectl || { echo "the end-to-end tests need /usr/bin/kubectl (kubectl 1.27-1.33)" >&2; exit 1; }
 
 step "gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go'))
+unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 [ -z "$unformatted" ] || { echo "not gofmt'ed:" >&2; echo "$unformatted" >&2; exit 1; }
 
 step "go vet"
@@ -55,13 +55,17 @@ fuzz() {
 step "fuzz targets, ${FUZZTIME} each"
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
-  for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+  while read -r f; do
+    [ -n "$f" ] || continue
     echo "fuzz $pkg $f" >&2
-    fuzz "$pkg" "$f"
-  done
+    fuzz "$pkg" "$f" </dev/null
+  done < <(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u)
 done
 
 step "benchmarks compile and run once"
 go test -run='^$' -bench=. -benchtime=1x -short ./... >/dev/null
+
+step "packaging: release builds, qemu-user, install.sh on systemd machines"
+bash hack/packaging-test.sh
 
 echo "all tests passed" >&2

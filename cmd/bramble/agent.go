@@ -32,6 +32,7 @@ func newAgentCommand() *cobra.Command {
 				return err
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			cfg.OnRunning = func(node string) { notifyReady(cfg.Logger, "joined as node "+node) }
 			return agent.Run(cmd.Context(), cfg)
 		},
 	}

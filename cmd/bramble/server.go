@@ -77,6 +77,7 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 	if err != nil {
 		return err
 	}
+	notifyReady(cfg.Logger, "serving "+s.URL)
 	agentErr := make(chan error, 1)
 	actx, stopAgent := context.WithCancel(ctx)
 	if !cfg.DisableAgent {
