@@ -11,6 +11,7 @@ require (
 	github.com/distribution/reference v0.6.0
 	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/google/gnostic-models v0.6.8
+	github.com/google/go-containerregistry v0.19.2
 	github.com/google/pprof v0.0.0-20241029153458-d1b30febd7db
 	github.com/mattn/go-sqlite3 v1.14.32
 	github.com/mochi-mqtt/server/v2 v2.7.9

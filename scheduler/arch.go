@@ -50,6 +50,34 @@ func (r *archRule) resolve(p *podInfo, s *snapshot, extra ImagePlatforms) {
 	}
 }
 
+// PendingImagePlatforms is an ImagePlatforms that looks images up in the
+// background (a registry). Pending reports that a lookup of the image is
+// under way: the scheduler then holds the pod back for a moment instead
+// of placing it without knowing its platforms.
+type PendingImagePlatforms interface {
+	ImagePlatforms
+	Pending(image string) bool
+}
+
+// platformsPending reports whether one of the pod's images is known
+// neither from the nodes nor from the extra source, and the extra source
+// is looking it up.
+func platformsPending(p *podInfo, s *snapshot, extra ImagePlatforms) bool {
+	lookup, ok := extra.(PendingImagePlatforms)
+	if !ok {
+		return false
+	}
+	for _, img := range p.images {
+		if _, ok := s.imagePlatforms(img); ok {
+			continue
+		}
+		if _, known := lookup.Platforms(img); !known && lookup.Pending(img) {
+			return true
+		}
+	}
+	return false
+}
+
 // lookupExtra asks the extra source, keeping the platforms that parse.
 func lookupExtra(extra ImagePlatforms, img string) ([]platform, bool) {
 	if extra == nil {

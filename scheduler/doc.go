@@ -47,8 +47,10 @@
 //     and matchFields metadata.name;
 //   - arch.go (rules in platforms.go): the pod's images must run on the
 //     node's platform; image platforms come from the nodes'
-//     bramble.io/image-platforms annotations, then Config.ImagePlatforms;
-//     unknown images restrict nothing;
+//     bramble.io/image-platforms annotations, then Config.ImagePlatforms
+//     (the server's registry lookup); while that source is still looking
+//     an image up, the pod waits (loop.go), neither placed nor marked
+//     Unschedulable; unknown images restrict nothing;
 //   - hostports.go: host ports (hostPort, or containerPort with hostNetwork);
 //   - podcount.go: allocatable pods ("Too many pods");
 //   - resources.go: CPU, memory, ephemeral storage against allocatable, one

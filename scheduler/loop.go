@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -26,6 +27,10 @@ func (s *Scheduler) loop(ctx context.Context) {
 // is written when the reason changed.
 func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 	s.cache.updateSnapshot(s.snap)
+	if platformsPending(p.info, s.snap, s.cfg.ImagePlatforms) && s.queue.waitPlatforms(p, platformsRetry, platformsMaxWait) {
+		s.log.Debug("image platforms being looked up; pod waits", "pod", p.info.key)
+		return
+	}
 	node, err := s.algo.schedule(p.info, s.snap)
 	if err != nil {
 		s.unschedulable(ctx, p, err.Error())
@@ -42,6 +47,14 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 	}
 	s.dispatch(ctx, func(ctx context.Context) { s.bind(ctx, p.qp, p.info, node) })
 }
+
+// While an image's platforms are being looked up (platformsPending), its
+// pod is tried again every platformsRetry, without a status write, for at
+// most platformsMaxWait in a row; then it is placed on what is known.
+const (
+	platformsRetry   = 250 * time.Millisecond
+	platformsMaxWait = 15 * time.Second
+)
 
 // unschedulable parks a pod that fits nowhere and, if the message changed
 // since its last failure, has its status and an event written.

@@ -30,6 +30,7 @@ type queuedPod struct {
 	index        int       // position in the heap holding it
 	lastMessage  string    // the failure last written to the pod's status
 	moved        bool      // something changed while it was in flight
+	waitingSince time.Time // first of the cycles in a row that waited for image platforms
 }
 
 // activeHeap orders pods by priority (higher first), then arrival.

@@ -25,6 +25,7 @@ func (q *queue) unschedulable(p popped, msg string) bool {
 	}
 	now := q.clock.Now()
 	q.failed(qp, now)
+	qp.waitingSince = time.Time{}
 	changed := msg != qp.lastMessage
 	qp.lastMessage = msg
 	if qp.moved || q.moveCycle >= p.cycle {
@@ -60,7 +61,30 @@ func (q *queue) assumed(p popped) bool {
 	if !q.current(p.qp) || p.qp.state != stateInFlight {
 		return false
 	}
-	p.qp.state = stateBinding
+	p.qp.state, p.qp.waitingSince = stateBinding, time.Time{}
+	return true
+}
+
+// waitPlatforms holds a pod back for retry while its images' platforms
+// are looked up: it is tried again after retry, with no failure counted
+// and nothing written. false (schedule it now) once it has waited
+// maxWait in a row, or when it went away (the caller then finds out).
+func (q *queue) waitPlatforms(p popped, retry, maxWait time.Duration) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	qp := p.qp
+	if !q.current(qp) || qp.state != stateInFlight {
+		return false
+	}
+	now := q.clock.Now()
+	if qp.waitingSince.IsZero() {
+		qp.waitingSince = now
+	}
+	if now.Sub(qp.waitingSince) >= maxWait {
+		return false
+	}
+	qp.backoffUntil = now.Add(retry)
+	q.toBackoff(qp, now)
 	return true
 }
 

@@ -26,7 +26,9 @@ type Config struct {
 	// Clock drives the queue's back-off; defaults to the wall clock.
 	Clock Clock
 	// ImagePlatforms, if set, is asked about images the nodes'
-	// bramble.io/image-platforms annotations say nothing about.
+	// bramble.io/image-platforms annotations say nothing about. If it is
+	// a PendingImagePlatforms (a registry lookup), a pod waits, retried
+	// every 250 ms and for at most 15 s, while its images are looked up.
 	ImagePlatforms ImagePlatforms
 	// TopologyLabels are the node labels pods of one group are spread
 	// across, besides nodes. Default: topology.kubernetes.io/zone.

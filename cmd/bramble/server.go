@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bramble-edge/bramble/agent"
+	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/server"
@@ -73,6 +74,12 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 // without containerd should say so, not run half a cluster).
 func runServer(ctx context.Context, cfg server.Config, node agent.Config) error {
 	cfg.Controllers = startControllers
+	platforms, err := startImagePlatforms(ctx, node.RegistriesFile, cfg.Logger)
+	if err != nil {
+		return err
+	}
+	defer platforms.Stop()
+	cfg.Scheduler.ImagePlatforms = platforms
 	s, err := server.Start(ctx, cfg)
 	if err != nil {
 		return err
@@ -102,6 +109,25 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 	}
 	cfg.Logger.Info("shutting down")
 	return errors.Join(err, s.Stop())
+}
+
+// startImagePlatforms starts the scheduler's registry lookups of image
+// platforms, through the same registries file (mirrors, plain-HTTP
+// endpoints, logins) as the embedded agent's pulls; it is read with or
+// without --disable-agent.
+func startImagePlatforms(ctx context.Context, registriesFile string, log *slog.Logger) (*runtime.PlatformCache, error) {
+	regs, err := runtime.LoadRegistries(registriesFile)
+	if err != nil {
+		return nil, fmt.Errorf("--registries: %w", err)
+	}
+	c, err := runtime.NewPlatformCache(runtime.PlatformCacheConfig{Registries: regs, Logger: log.With("part", "image-platforms")})
+	if err != nil {
+		return nil, fmt.Errorf("--registries %s: %w", registriesFile, err)
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // startControllers is the server's hook for its control loops.
