@@ -72,12 +72,12 @@ func (c Credentials) Merge(other Credentials) Credentials {
 
 // lookupAuth finds the login for an endpoint host: the pod's credentials
 // first (never sent to a mirror of another host), then the registries file's.
-func (c *Containerd) lookupAuth(creds Credentials, host string) (string, string, error) {
+func (r RegistriesConfig) lookupAuth(creds Credentials, host string) (string, string, error) {
 	if a, ok := creds[registryKey(host)]; ok {
 		return a.credentials()
 	}
 	for _, k := range []string{host, registryKey(host)} {
-		if rc, ok := c.cfg.Registries.Configs[k]; ok && rc.Auth != nil {
+		if rc, ok := r.Configs[k]; ok && rc.Auth != nil {
 			return rc.Auth.credentials()
 		}
 	}

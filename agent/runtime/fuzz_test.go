@@ -36,7 +36,7 @@ func FuzzParseRegistries(f *testing.F) {
 		if err != nil {
 			return
 		}
-		h := &registryHosts{c: &Containerd{cfg: ContainerdConfig{Registries: cfg}}}
+		h := &registryHosts{regs: cfg}
 		for host := range cfg.Mirrors {
 			if _, err := h.lookup(host); err != nil {
 				t.Fatalf("accepted config fails lookup(%q): %v", host, err)

@@ -78,7 +78,7 @@ func (c *Containerd) readyImage(ctx context.Context, name string) (containerd.Im
 // their io.containerd.image.name annotation or a full reference in
 // org.opencontainers.image.ref.name; a docker-save archive's by RepoTags.
 func (c *Containerd) ImportImages(ctx context.Context, r io.Reader) ([]Image, error) {
-	ctx = c.withClientLog(ctx)
+	ctx = withClientLog(ctx, c.log)
 	imgs, err := c.client.Import(ctx, r,
 		containerd.WithImportPlatform(platforms.Default()),
 		containerd.WithImageRefTranslator(ociRefName),

@@ -48,11 +48,10 @@ type PlatformCacheConfig struct {
 // miss starts a lookup in the background. It has the shape of
 // scheduler.ImagePlatforms, plus Pending.
 type PlatformCache struct {
-	cfg   PlatformCacheConfig
-	log   *slog.Logger
-	hosts *Containerd // only its registry settings: see newPlatformCache
-	now   func() time.Time
-	sem   chan struct{}
+	cfg PlatformCacheConfig
+	log *slog.Logger
+	now func() time.Time
+	sem chan struct{}
 
 	mu      sync.Mutex
 	entries map[string]*platformEntry
@@ -86,11 +85,7 @@ func NewPlatformCache(cfg PlatformCacheConfig) (*PlatformCache, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	// The lookups go through the pull code's registryHosts, which reads
-	// only the registry settings and the logger of its Containerd: this
-	// one has no client and is never used for anything else.
-	hosts := &Containerd{cfg: ContainerdConfig{Registries: cfg.Registries}, log: cfg.Logger}
-	return &PlatformCache{cfg: cfg, log: cfg.Logger, hosts: hosts, now: time.Now,
+	return &PlatformCache{cfg: cfg, log: cfg.Logger, now: time.Now,
 		sem: make(chan struct{}, cfg.Workers), entries: map[string]*platformEntry{}}, nil
 }
 

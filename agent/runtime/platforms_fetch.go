@@ -22,8 +22,8 @@ const maxManifestBytes = 4 << 20
 // reads its platforms: an index's (manifest list's) entries, or a single
 // manifest's config.
 func (c *PlatformCache) fetchPlatforms(ctx context.Context, ref string) ([]string, error) {
-	ctx = c.hosts.withClientLog(ctx)
-	hosts := &registryHosts{c: c.hosts}
+	ctx = withClientLog(ctx, c.log)
+	hosts := &registryHosts{regs: c.cfg.Registries}
 	defer hosts.closeIdle()
 	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup})
 	name, desc, err := resolver.Resolve(ctx, ref)

@@ -21,8 +21,8 @@ import (
 
 // pull fetches name for this node's platform and unpacks it.
 func (c *Containerd) pull(ctx context.Context, name string, creds Credentials) (containerd.Image, error) {
-	ctx = c.withClientLog(ctx)
-	hosts := &registryHosts{c: c, creds: creds}
+	ctx = withClientLog(ctx, c.log)
+	hosts := &registryHosts{regs: c.cfg.Registries, creds: creds}
 	defer hosts.closeIdle()
 	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup})
 	start := time.Now()
@@ -42,15 +42,15 @@ func (c *Containerd) pull(ctx context.Context, name string, creds Credentials) (
 // registryHosts turns the registries config into the endpoints containerd's
 // resolver tries for one pull: the mirrors in order, then the registry.
 type registryHosts struct {
-	c          *Containerd
+	regs       RegistriesConfig
 	creds      Credentials
 	transports []*http.Transport
 }
 
 func (h *registryHosts) lookup(host string) ([]docker.RegistryHost, error) {
-	mirror, ok := h.c.cfg.Registries.Mirrors[host]
+	mirror, ok := h.regs.Mirrors[host]
 	if !ok {
-		mirror = h.c.cfg.Registries.Mirrors["*"]
+		mirror = h.regs.Mirrors["*"]
 	}
 	var out []docker.RegistryHost
 	for _, ep := range mirror.Endpoints {
@@ -81,7 +81,7 @@ func (h *registryHosts) lookup(host string) ([]docker.RegistryHost, error) {
 // registry on localhost may answer in plain HTTP, as Docker allows.
 func (h *registryHosts) registryHost(u *url.URL, httpFallback bool) (docker.RegistryHost, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tlsCfg, err := h.c.tlsConfig(u.Host)
+	tlsCfg, err := h.regs.tlsConfig(u.Host)
 	if err != nil {
 		return docker.RegistryHost{}, err
 	}
@@ -95,7 +95,7 @@ func (h *registryHosts) registryHost(u *url.URL, httpFallback bool) (docker.Regi
 	if !strings.HasSuffix(path, "/v2") {
 		path += "/v2"
 	}
-	creds := func(host string) (string, string, error) { return h.c.lookupAuth(h.creds, host) }
+	creds := func(host string) (string, string, error) { return h.regs.lookupAuth(h.creds, host) }
 	return docker.RegistryHost{
 		Client:       client,
 		Authorizer:   docker.NewDockerAuthorizer(docker.WithAuthClient(client), docker.WithAuthCreds(creds)),
@@ -113,9 +113,9 @@ func (h *registryHosts) closeIdle() {
 }
 
 // tlsConfig reads the configs[host].tls files, if any.
-func (c *Containerd) tlsConfig(host string) (*tls.Config, error) {
+func (r RegistriesConfig) tlsConfig(host string) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	rc, ok := c.cfg.Registries.Configs[host]
+	rc, ok := r.Configs[host]
 	if !ok || rc.TLS == nil {
 		return cfg, nil
 	}
@@ -144,11 +144,11 @@ func (c *Containerd) tlsConfig(host string) (*tls.Config, error) {
 // withClientLog routes what containerd's client library logs (through
 // logrus, e.g. "trying next host" while resolving) into our slog logger,
 // one level down: its info is our debug.
-func (c *Containerd) withClientLog(ctx context.Context) context.Context {
+func withClientLog(ctx context.Context, logger *slog.Logger) context.Context {
 	l := logrus.New()
 	l.Out = io.Discard
 	l.SetLevel(logrus.InfoLevel)
-	l.AddHook(slogHook{c.log})
+	l.AddHook(slogHook{logger})
 	return log.WithLogger(ctx, logrus.NewEntry(l))
 }
 

@@ -84,7 +84,7 @@ func TestRegistryHostsMirrorsThenUpstream(t *testing.T) {
 		},
 		Configs: map[string]RegistryConfig{"mirror.lan:5000": {Auth: &AuthConfig{Username: "m", Password: "mp"}}},
 	}}}
-	h := &registryHosts{c: c, creds: Credentials{"docker.io": {Username: "hub", Password: "hp"}}}
+	h := &registryHosts{regs: c.cfg.Registries, creds: Credentials{"docker.io": {Username: "hub", Password: "hp"}}}
 	for host, want := range map[string][]string{
 		"docker.io":     {"http://mirror.lan:5000/v2", "https://registry-1.docker.io/v2"},
 		"ghcr.io":       {"https://all.lan/cache/v2", "https://ghcr.io/v2"},
@@ -107,7 +107,7 @@ func TestRegistryHostsMirrorsThenUpstream(t *testing.T) {
 		}
 	}
 	for host, want := range map[string]string{"registry-1.docker.io": "hub:hp", "mirror.lan:5000": "m:mp", "other.lan": ":"} {
-		u, p, err := c.lookupAuth(h.creds, host)
+		u, p, err := h.regs.lookupAuth(h.creds, host)
 		if err != nil || u+":"+p != want {
 			t.Errorf("lookupAuth(%s): got %q, %v; want %q", host, u+":"+p, err, want)
 		}
