@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,7 +55,9 @@ func realRuntime(t testing.TB) (*runtime.Containerd, *containerd.Client, context
 	if daemonErr != nil {
 		t.Fatalf("start private containerd: %v", daemonErr)
 	}
-	ns := "pods-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	// The process ID keeps two test runs on one machine apart: containers'
+	// cgroups are /<namespace>/<id> in the host's shared tree.
+	ns := "pods" + strconv.Itoa(os.Getpid()) + "-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	ctx := context.Background()
 	rt, err := runtime.NewContainerd(ctx, runtime.ContainerdConfig{Address: daemon.Address, Namespace: ns,
 		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)), LogMaxBytes: 64 << 10})

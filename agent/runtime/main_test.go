@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -73,9 +74,13 @@ func runWithDaemon(m *testing.M) int {
 	return code
 }
 
-// testNamespace is a containerd namespace of the test's own.
+// testNamespace is a containerd namespace of the test's own. It carries
+// the process ID: containers' cgroups are /<namespace>/<id> in the host's
+// shared cgroup tree, so two test runs on one machine must not share
+// namespace names, or one run's kills reach the other's containers.
 func testNamespace(t testing.TB) string {
-	return "t-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	return "t" + strconv.Itoa(os.Getpid()) + "-" + name
 }
 
 // newRuntime connects a Containerd in namespace ns of the private daemon
