@@ -197,6 +197,18 @@ spec:
 	if n := podsOn(s, "app=agentd", "lost-0"); n != 1 {
 		t.Errorf("DaemonSet pods on the lost node: got %d, want 1 (never evicted)", n)
 	}
+
+	// The node comes back: Ready, untainted, its DaemonSet pod still Ready.
+	back, err := hollownode.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(back.Stop)
+	cluster.WaitFor(t, 60*time.Second, func() bool {
+		out, _, err := s.Kubectl("get", "node", "lost-0", "-o", "jsonpath={.spec.taints[*].key}")
+		return err == nil && out == "" && strings.Contains(s.MustKubectl("get", "node", "lost-0"), " Ready ")
+	}, "lost-0 to be Ready and untainted again")
+	waitPodsOnNodes(t, s, "app=agentd", "lost-0", "stay-0", "stay-1")
 }
 
 // TestCascadingDelete deletes owners with each propagation policy.

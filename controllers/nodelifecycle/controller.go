@@ -9,8 +9,13 @@
 //   - evicts (deletes) the pods on a node with a NoExecute taint they do not
 //     tolerate: at once when no toleration matches, or tolerationSeconds
 //     after the taint's timeAdded (pods get 300 s for both taints by
-//     default; see api.DefaultTolerations);
-//   - marks the pods of an unreachable node (Ready Unknown) not Ready.
+//     default; see api.DefaultTolerations).
+//
+// It does not mark an unreachable node's pods not Ready, as Kubernetes'
+// node controller does: the agent reports a pod's status only when it
+// changes, so a server-side Ready=False would outlive the outage of a pod
+// that never stopped. The pods keep their last reported status until they
+// are evicted or their node reports again.
 //
 // Edge-friendly choices, different from Kubernetes: pods owned by a
 // DaemonSet, static (mirror) pods and bare pods without a controller are

@@ -44,9 +44,6 @@ func (c *Controller) syncPod(ctx context.Context, key string) error {
 			return c.evict(ctx, pod)
 		}
 	}
-	if readyStatus(node) == corev1.ConditionUnknown {
-		return c.markNotReady(ctx, pod)
-	}
 	return nil
 }
 
