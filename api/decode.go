@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -20,6 +21,19 @@ import (
 
 // Every error the Decode functions return describes a bad request body (HTTP
 // 400); the message is meant for the client.
+
+// DecodeStored decodes an object as the datastore keeps it: JSON without
+// a resourceVersion, since the revision it was written at (rev) is its
+// resourceVersion. Stored objects were admitted once, so unknown fields
+// are ignored rather than refused.
+func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
+	obj, _, err := DecodeJSON(r, data, false)
+	if err != nil {
+		return nil, err
+	}
+	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return obj, nil
+}
 
 // DecodeJSON decodes a request body into a new object of r's kind. With
 // strict set, unknown and duplicate fields are an error ("strict decoding

@@ -218,3 +218,16 @@ func TestDecodeSubresourceBodies(t *testing.T) {
 		t.Errorf("binding: got %v, %v", obj, err)
 	}
 }
+
+func TestDecodeStoredSetsTheRevision(t *testing.T) {
+	obj, err := DecodeStored(res(t, "ConfigMap"), []byte(`{"metadata":{"name":"a","namespace":"default"},"data":{"k":"v"},"extra":1}`), 42)
+	if err != nil {
+		t.Fatalf("DecodeStored: %v", err)
+	}
+	if obj.GetResourceVersion() != "42" || obj.GetName() != "a" {
+		t.Errorf("got name %q, resourceVersion %q; want a, 42", obj.GetName(), obj.GetResourceVersion())
+	}
+	if _, err := DecodeStored(res(t, "ConfigMap"), []byte(`{"metadata":`), 1); err == nil {
+		t.Error("DecodeStored of broken JSON: got no error")
+	}
+}

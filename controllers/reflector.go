@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/bramble-edge/bramble/api"
@@ -48,12 +47,11 @@ func (r *reflector) start(ctx context.Context) {
 // Upsert decodes a stored object (its resourceVersion is the key's mod
 // revision) and puts it in the informer.
 func (r *reflector) Upsert(_ string, kv *datastore.KeyValue) {
-	obj, _, err := api.DecodeJSON(r.res, kv.Value, false)
+	obj, err := api.DecodeStored(r.res, kv.Value, kv.ModRevision)
 	if err != nil {
 		r.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
 		return
 	}
-	obj.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
 	r.inf.upsert(obj)
 }
 

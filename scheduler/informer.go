@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"log/slog"
-	"strconv"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -59,12 +58,11 @@ func (r *reflector) run(ctx context.Context) { r.Watch(ctx) }
 // Upsert decodes a stored object (its resourceVersion is the key's mod
 // revision) and hands it over.
 func (r *reflector) Upsert(name string, kv *datastore.KeyValue) {
-	obj, _, err := api.DecodeJSON(r.res, kv.Value, false)
+	obj, err := api.DecodeStored(r.res, kv.Value, kv.ModRevision)
 	if err != nil {
 		r.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
 		return
 	}
-	obj.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
 	r.h.upsert(obj)
 }
 

@@ -30,11 +30,10 @@ func (a *API) load(ctx context.Context, res *api.Resource, ns, name string) (api
 // decodeStored turns a stored value into a typed object whose
 // resourceVersion is the value's revision.
 func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
-	obj, _, err := api.DecodeJSON(res, kv.Value, false)
+	obj, err := api.DecodeStored(res, kv.Value, kv.ModRevision)
 	if err != nil {
 		return nil, fmt.Errorf("stored object %s: %w", kv.Key, err)
 	}
-	obj.SetResourceVersion(formatRV(kv.ModRevision))
 	return obj, nil
 }
 

@@ -3,7 +3,6 @@ package nodestatus
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,11 +53,10 @@ func getObject(ctx context.Context, store datastore.Store, res *api.Resource, ns
 }
 
 func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
-	obj, _, err := api.DecodeJSON(res, kv.Value, false)
+	obj, err := api.DecodeStored(res, kv.Value, kv.ModRevision)
 	if err != nil {
 		return nil, fmt.Errorf("stored object %s: %w", kv.Key, err)
 	}
-	obj.SetResourceVersion(strconv.FormatInt(kv.ModRevision, 10))
 	return obj, nil
 }
 
