@@ -47,6 +47,16 @@ func KeyOf(obj metav1.Object) string {
 	return obj.GetName()
 }
 
+// ControllerKey is the work-queue key of obj's controlling owner, when
+// that owner is of the given apiVersion and kind.
+func ControllerKey(obj metav1.Object, apiVersion, kind string) (string, bool) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != kind || ref.APIVersion != apiVersion {
+		return "", false
+	}
+	return obj.GetNamespace() + "/" + ref.Name, true
+}
+
 // SplitKey splits a key made by KeyOf.
 func SplitKey(key string) (namespace, name string) {
 	if i := strings.IndexByte(key, '/'); i >= 0 {

@@ -107,3 +107,19 @@ func (e *Expectations) Forget(key string) {
 	defer e.mu.Unlock()
 	delete(e.pending, key)
 }
+
+// CachedPods looks pods of namespace up in inf, for Satisfied. A
+// terminating pod (a finalizer holds it) reports no UID: it was created,
+// and its deletion counts as seen.
+func CachedPods(inf *Informer, namespace string) PodLookup {
+	return func(name string) (types.UID, bool) {
+		o, ok := inf.Get(namespace, name)
+		if !ok {
+			return "", false
+		}
+		if o.GetDeletionTimestamp() != nil {
+			return "", true
+		}
+		return o.GetUID(), true
+	}
+}

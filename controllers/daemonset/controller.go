@@ -13,8 +13,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
@@ -89,11 +87,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 // ownerKey is the key of the DaemonSet controlling pod, if any.
 func ownerKey(pod api.Object) (string, bool) {
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "DaemonSet" || ref.APIVersion != "apps/v1" {
-		return "", false
-	}
-	return pod.GetNamespace() + "/" + ref.Name, true
+	return controllers.ControllerKey(pod, "apps/v1", "DaemonSet")
 }
 
 func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
@@ -123,21 +117,5 @@ func (c *Controller) nodeUpdated(old, cur api.Object) {
 func (c *Controller) enqueueAll() {
 	for _, o := range c.dsInf.List("", nil) {
 		c.queue.Add(controllers.KeyOf(o))
-	}
-}
-
-// podUID looks pods of a namespace up in the cache, for expectations. A
-// terminating pod (a finalizer holds it) reports no UID: it was created,
-// and its deletion counts as seen.
-func (c *Controller) podUID(namespace string) controllers.PodLookup {
-	return func(name string) (types.UID, bool) {
-		o, ok := c.podInf.Get(namespace, name)
-		if !ok {
-			return "", false
-		}
-		if o.GetDeletionTimestamp() != nil {
-			return "", true
-		}
-		return o.GetUID(), true
 	}
 }

@@ -67,7 +67,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	st := c.snapshot(ds)
 	var err error
-	if !c.exp.Satisfied(key, c.podUID(ns)) {
+	if !c.exp.Satisfied(key, controllers.CachedPods(c.podInf, ns)) {
 		c.queue.AddAfter(key, expectationTimeout) // in case the pod events never come
 	} else {
 		var acted bool

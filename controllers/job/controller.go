@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/api"
@@ -81,11 +80,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 // ownerKey is the key of the Job controlling pod, if any.
 func ownerKey(pod api.Object) (string, bool) {
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "Job" || ref.APIVersion != "batch/v1" {
-		return "", false
-	}
-	return pod.GetNamespace() + "/" + ref.Name, true
+	return controllers.ControllerKey(pod, "batch/v1", "Job")
 }
 
 func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
@@ -103,21 +98,5 @@ func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
 	}
 	if key, ok := ownerKey(old); ok {
 		c.queue.Add(key)
-	}
-}
-
-// podUID looks pods of a namespace up in the cache, for expectations. A
-// terminating pod reports no UID: it was created, and its deletion
-// counts as seen.
-func (c *Controller) podUID(namespace string) controllers.PodLookup {
-	return func(name string) (types.UID, bool) {
-		o, ok := c.podInf.Get(namespace, name)
-		if !ok {
-			return "", false
-		}
-		if o.GetDeletionTimestamp() != nil {
-			return "", true
-		}
-		return o.GetUID(), true
 	}
 }

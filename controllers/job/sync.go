@@ -36,7 +36,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		_, err := c.deletePods(ctx, key, job, c.countPods(pods).active)
 		return errors.Join(err, c.expireTTL(ctx, key, job))
 	}
-	if !c.exp.Satisfied(key, c.podUID(ns)) {
+	if !c.exp.Satisfied(key, controllers.CachedPods(c.podInf, ns)) {
 		// The pod events still to come requeue the Job; should they never
 		// come, the expectations expire and this retry proceeds.
 		c.queue.AddAfter(key, expectationTimeout)
