@@ -101,3 +101,24 @@ func (nobody) Authenticate(*http.Request) (*auth.User, error) { return nil, errN
 func (nobody) Authorize(context.Context, *auth.User, auth.Attributes) error {
 	return errNoHTTP
 }
+
+// MustCreate creates obj through admission and returns the stored object,
+// failing the test on error.
+func MustCreate[T api.Object](e *Env, obj T) T {
+	e.T.Helper()
+	out, err := e.Client.Create(e.Ctx, obj)
+	if err != nil {
+		e.T.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+	return out.(T)
+}
+
+// MustGet reads the stored object, failing the test on error.
+func MustGet[T api.Object](e *Env, res *api.Resource, namespace, name string) T {
+	e.T.Helper()
+	out, err := e.Client.Get(e.Ctx, res, namespace, name)
+	if err != nil {
+		e.T.Fatalf("get %s %s/%s: %v", res.Name, namespace, name, err)
+	}
+	return out.(T)
+}

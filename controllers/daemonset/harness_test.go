@@ -93,9 +93,7 @@ func (h *harness) setPhase(ctx context.Context, pod *corev1.Pod, phase corev1.Po
 func (h *harness) addNode(name string, labels map[string]string, taints ...corev1.Taint) {
 	h.T.Helper()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1.NodeSpec{Taints: taints}}
-	if _, err := h.Client.Create(h.Ctx, node); err != nil {
-		h.T.Fatalf("create node %s: %v", name, err)
-	}
+	controllertest.MustCreate(h.Env, node)
 }
 
 // editNode applies change to the stored node, retrying on conflicts.
@@ -143,20 +141,12 @@ func dsObject(name string, nodeSelector map[string]string) *appsv1.DaemonSet {
 
 func (h *harness) createDS(ds *appsv1.DaemonSet) *appsv1.DaemonSet {
 	h.T.Helper()
-	out, err := h.Client.Create(h.Ctx, ds)
-	if err != nil {
-		h.T.Fatalf("create daemonset %s: %v", ds.Name, err)
-	}
-	return out.(*appsv1.DaemonSet)
+	return controllertest.MustCreate(h.Env, ds)
 }
 
 func (h *harness) getDS(name string) *appsv1.DaemonSet {
 	h.T.Helper()
-	o, err := h.Client.Get(h.Ctx, dsResource, "default", name)
-	if err != nil {
-		h.T.Fatalf("get daemonset %s: %v", name, err)
-	}
-	return o.(*appsv1.DaemonSet)
+	return controllertest.MustGet[*appsv1.DaemonSet](h.Env, dsResource, "default", name)
 }
 
 // podsByNode is the cached pods ds controls, by node.

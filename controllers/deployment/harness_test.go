@@ -79,20 +79,12 @@ func deploymentObject(name string, replicas int32, image string, surge, unavaila
 
 func (h *harness) create(d *appsv1.Deployment) *appsv1.Deployment {
 	h.T.Helper()
-	out, err := h.Client.Create(h.Ctx, d)
-	if err != nil {
-		h.T.Fatalf("create deployment %s: %v", d.Name, err)
-	}
-	return out.(*appsv1.Deployment)
+	return controllertest.MustCreate(h.Env, d)
 }
 
 func (h *harness) get(name string) *appsv1.Deployment {
 	h.T.Helper()
-	obj, err := h.Client.Get(h.Ctx, deploymentsRes, "default", name)
-	if err != nil {
-		h.T.Fatalf("get deployment %s: %v", name, err)
-	}
-	return obj.(*appsv1.Deployment)
+	return controllertest.MustGet[*appsv1.Deployment](h.Env, deploymentsRes, "default", name)
 }
 
 // modify applies fn to the stored Deployment and writes it, retrying on

@@ -52,11 +52,7 @@ func start(t testing.TB, run bool) *harness {
 
 func (h *harness) create(obj api.Object) api.Object {
 	h.T.Helper()
-	out, err := h.Client.Create(h.Ctx, obj)
-	if err != nil {
-		h.T.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
-	return out
+	return controllertest.MustCreate(h.Env, obj)
 }
 
 func (h *harness) createRS(name string) *appsv1.ReplicaSet {
@@ -107,11 +103,7 @@ func (h *harness) get(res *api.Resource, ns, name string) (api.Object, error) {
 
 func (h *harness) mustGet(res *api.Resource, ns, name string) api.Object {
 	h.T.Helper()
-	obj, err := h.get(res, ns, name)
-	if err != nil {
-		h.T.Fatalf("get %s %s/%s: %v", res.Name, ns, name, err)
-	}
-	return obj
+	return controllertest.MustGet[api.Object](h.Env, res, ns, name)
 }
 
 // goneErr is nil once the object is gone.

@@ -110,20 +110,12 @@ func jobObject(name string, completions, parallelism *int32) *batchv1.Job {
 
 func (h *harness) createJob(job *batchv1.Job) *batchv1.Job {
 	h.T.Helper()
-	out, err := h.Client.Create(h.Ctx, job)
-	if err != nil {
-		h.T.Fatalf("create job %s: %v", job.Name, err)
-	}
-	return out.(*batchv1.Job)
+	return controllertest.MustCreate(h.Env, job)
 }
 
 func (h *harness) getJob(name string) *batchv1.Job {
 	h.T.Helper()
-	o, err := h.Client.Get(h.Ctx, jobResource, "default", name)
-	if err != nil {
-		h.T.Fatalf("get job %s: %v", name, err)
-	}
-	return o.(*batchv1.Job)
+	return controllertest.MustGet[*batchv1.Job](h.Env, jobResource, "default", name)
 }
 
 // waitCondition waits until the Job has condition typ true, matched as

@@ -39,9 +39,7 @@ func (h *harness) createNode(name string) {
 	h.T.Helper()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
-	if _, err := h.Client.Create(h.Ctx, node); err != nil {
-		h.T.Fatalf("create node %s: %v", name, err)
-	}
+	controllertest.MustCreate(h.Env, node)
 }
 
 // setReady sets the node's Ready condition as the status monitor would,
@@ -85,11 +83,7 @@ func (h *harness) createPod(name, node, kind string, tolerations ...corev1.Toler
 
 func (h *harness) node(name string) *corev1.Node {
 	h.T.Helper()
-	obj, err := h.Client.Get(h.Ctx, nodesRes, "", name)
-	if err != nil {
-		h.T.Fatalf("get node %s: %v", name, err)
-	}
-	return obj.(*corev1.Node)
+	return controllertest.MustGet[*corev1.Node](h.Env, nodesRes, "", name)
 }
 
 func (h *harness) pod(name string) (*corev1.Pod, error) {
