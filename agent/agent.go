@@ -236,3 +236,17 @@ func releaseAfterStart(ctx context.Context, after time.Duration, logger *slog.Lo
 	}
 	logger.Debug("released start-up pages of the executable", "bytes", n)
 }
+
+// every runs fn every interval until ctx ends.
+func every(ctx context.Context, interval time.Duration, fn func()) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			fn()
+		}
+	}
+}

@@ -57,18 +57,11 @@ func collectImages(ctx context.Context, g ImageGC, rt imageCollector, wanted fun
 
 // runImageGC checks the disk every Interval until ctx ends.
 func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger) {
-	tick := time.NewTicker(g.Interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	every(ctx, g.Interval, func() {
 		if _, err := collectImages(ctx, g, rt, wanted, logger); err != nil && ctx.Err() == nil {
 			logger.Error("image gc", "err", err)
 		}
-	}
+	})
 }
 
 // usedPercent is the share of the filesystem holding path that is used.

@@ -154,14 +154,5 @@ func (d *imageDir) importFile(ctx context.Context, path string) ([]string, error
 
 // watch scans every interval until ctx ends.
 func (d *imageDir) watch(ctx context.Context, interval time.Duration) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			d.scan(ctx)
-		}
-	}
+	every(ctx, interval, func() { d.scan(ctx) })
 }

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -131,14 +130,5 @@ func (a *agent) syncStatic() {
 
 // watchStatic looks at the manifests every ImagePoll until ctx ends.
 func (a *agent) watchStatic(ctx context.Context) {
-	tick := time.NewTicker(a.cfg.ImagePoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			a.syncStatic()
-		}
-	}
+	every(ctx, a.cfg.ImagePoll, a.syncStatic)
 }
