@@ -102,7 +102,7 @@ func TestDeploymentLifecycleWithKubectl(t *testing.T) {
 
 	// A server restarted in the middle of a rollout finishes it.
 	s.MustKubectl("set", "image", "deployment/web", "web=registry.lan/web:v5")
-	cluster.WaitFor(t, 20*time.Second, func() bool { return countImage(s, "app=web", "v5") > 0 }, "the first v5 pod")
+	cluster.WaitFor(t, 20*time.Second, func() bool { return countImage(listPods(s, "app=web"), "v5") > 0 }, "the first v5 pod")
 	s.Stop()
 	s.Start()
 	rolloutStatus(t, s, "deployment/web")
@@ -172,7 +172,7 @@ spec:
 `)
 	rolloutStatus(t, s, "deployment/web")
 	waitPodsOnNodes(t, s, "app=agentd", "lost-0", "stay-0", "stay-1")
-	if n := podsOn(s, "app=web", "lost-0"); n == 0 {
+	if n := podsOn(listPods(s, "app=web"), "lost-0"); n == 0 {
 		t.Fatalf("no web pod landed on lost-0; the test needs one there")
 	}
 
@@ -192,9 +192,10 @@ spec:
 		t.Errorf("kubectl get node lost-0: want NotReady, got:\n%s", out)
 	}
 	cluster.WaitFor(t, 60*time.Second, func() bool {
-		return podsOn(s, "app=web", "lost-0") == 0 && countImage(s, "app=web", "v1") == 6 && readyCount(s, "app=web") == 6
+		web := listPods(s, "app=web")
+		return podsOn(web, "lost-0") == 0 && countImage(web, "v1") == 6 && readyCount(web) == 6
 	}, "the web pods of lost-0 to be re-created on the other nodes")
-	if n := podsOn(s, "app=agentd", "lost-0"); n != 1 {
+	if n := podsOn(listPods(s, "app=agentd"), "lost-0"); n != 1 {
 		t.Errorf("DaemonSet pods on the lost node: got %d, want 1 (never evicted)", n)
 	}
 
@@ -235,7 +236,7 @@ func TestCascadingDelete(t *testing.T) {
 	if !getJSON(s, &list, "rs", "-l", "app=keep") || len(list.Items) != 1 || len(list.Items[0].OwnerReferences) != 0 {
 		t.Fatalf("after an orphaning delete: want one ReplicaSet without ownerReferences, got %+v", list.Items)
 	}
-	if n := readyCount(s, "app=keep"); n != 3 {
+	if n := readyCount(listPods(s, "app=keep")); n != 3 {
 		t.Errorf("pods of the orphaned ReplicaSet: got %d Ready, want 3", n)
 	}
 }
@@ -272,9 +273,10 @@ func listPods(s *cluster.Server, selector string) []corev1.Pod {
 	return list.Items
 }
 
-func countImage(s *cluster.Server, selector, tag string) int {
+// countImage counts the pods whose image has tag.
+func countImage(pods []corev1.Pod, tag string) int {
 	n := 0
-	for _, p := range listPods(s, selector) {
+	for _, p := range pods {
 		if strings.HasSuffix(p.Spec.Containers[0].Image, ":"+tag) {
 			n++
 		}
@@ -282,9 +284,10 @@ func countImage(s *cluster.Server, selector, tag string) int {
 	return n
 }
 
-func podsOn(s *cluster.Server, selector, node string) int {
+// podsOn counts the pods bound to node.
+func podsOn(pods []corev1.Pod, node string) int {
 	n := 0
-	for _, p := range listPods(s, selector) {
+	for _, p := range pods {
 		if p.Spec.NodeName == node {
 			n++
 		}
@@ -292,9 +295,10 @@ func podsOn(s *cluster.Server, selector, node string) int {
 	return n
 }
 
-func readyCount(s *cluster.Server, selector string) int {
+// readyCount counts the Ready pods.
+func readyCount(pods []corev1.Pod) int {
 	n := 0
-	for _, p := range listPods(s, selector) {
+	for _, p := range pods {
 		if podReady(&p) {
 			n++
 		}
@@ -320,7 +324,7 @@ func waitPods(t *testing.T, s *cluster.Server, selector string, n int, tag strin
 	t.Helper()
 	cluster.WaitFor(t, 60*time.Second, func() bool {
 		pods := listPods(s, selector)
-		return len(pods) == n && countImage(s, selector, tag) == n && readyCount(s, selector) == n
+		return len(pods) == n && countImage(pods, tag) == n && readyCount(pods) == n
 	}, fmt.Sprintf("%d Ready pods %s of image tag %s", n, selector, tag))
 }
 
@@ -331,15 +335,16 @@ func waitPodsOnNodes(t *testing.T, s *cluster.Server, selector string, nodes ...
 	want := strings.Join(nodes, " ")
 	var got string
 	cluster.WaitFor(t, 60*time.Second, func() bool {
+		pods := listPods(s, selector)
 		var on []string
-		for _, p := range listPods(s, selector) {
+		for _, p := range pods {
 			if podReady(&p) {
 				on = append(on, p.Spec.NodeName)
 			}
 		}
 		slices.Sort(on)
 		got = strings.Join(on, " ")
-		return got == want && len(listPods(s, selector)) == len(nodes)
+		return got == want && len(pods) == len(nodes)
 	}, fmt.Sprintf("one Ready pod %s on each of %s", selector, want))
 }
 
