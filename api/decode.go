@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -42,6 +43,9 @@ func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
 // for fieldValidation=Ignore). A missing kind or apiVersion is filled in; a
 // wrong one is an error.
 func DecodeJSON(r *Resource, data []byte, strict bool) (Object, []string, error) {
+	if r.unstructured {
+		return decodeUnstructured(r, data, strict)
+	}
 	obj := r.New()
 	if err := guardJSONQuantities(reflect.TypeOf(obj).Elem(), data); err != nil {
 		return nil, nil, fmt.Errorf("decode %s: %w", r.Kind, err)
@@ -87,8 +91,11 @@ func jsonError(r *Resource, err error) error {
 func checkKind(r *Resource, obj Object) error {
 	want := r.GroupVersionKind()
 	apiVersion, kind := want.ToAPIVersionAndKind()
-	if tm, ok := obj.GetObjectKind().(*metav1.TypeMeta); ok {
+	switch tm := obj.GetObjectKind().(type) {
+	case *metav1.TypeMeta:
 		apiVersion, kind = tm.APIVersion, tm.Kind
+	case *unstructured.Unstructured:
+		apiVersion, kind = tm.GetAPIVersion(), tm.GetKind()
 	}
 	if apiVersion != "" && apiVersion != r.APIVersion() {
 		return fmt.Errorf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, r.APIVersion())
@@ -132,6 +139,9 @@ var pbSerializer = protobuf.NewSerializer(Scheme, Scheme)
 func DecodeProtobuf(r *Resource, data []byte) (Object, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("decode %s: empty protobuf body", r.Kind)
+	}
+	if r.unstructured {
+		return nil, fmt.Errorf("decode %s: %s has no protobuf form; send JSON or YAML", r.Kind, r.APIVersion())
 	}
 	want := r.GroupVersionKind()
 	var env runtime.Unknown

@@ -39,6 +39,28 @@ type Resource struct {
 
 	newObject func() Object
 	newList   func() runtime.Object
+	// unstructured marks a kind known only at run time (NewUnstructured).
+	unstructured bool
+}
+
+// Strategy is what the registry does to the kind's objects between
+// decoding and storing: typed kinds follow the api package's rules
+// (defaults.go, strategy.go, validate*.go), unstructured kinds the
+// generic ones of unstructured.go.
+func (r *Resource) Strategy() Strategy {
+	if r.unstructured {
+		return unstructuredStrategy{}
+	}
+	return typedStrategy{}
+}
+
+// Unstructured reports whether the kind's objects are
+// *unstructured.Unstructured (a kind added at run time) rather than Go types.
+func (r *Resource) Unstructured() bool { return r.unstructured }
+
+// GroupKind of the resource.
+func (r *Resource) GroupKind() schema.GroupKind {
+	return schema.GroupKind{Group: r.Group, Kind: r.Kind}
 }
 
 // New returns an empty typed object of this resource's kind.

@@ -92,9 +92,7 @@ func tableRow(r *Resource, p printer, obj Object, opts TableOptions) (metav1.Tab
 		m := &metav1.PartialObjectMetadata{
 			TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: metav1.SchemeGroupVersion.String()},
 		}
-		if om, ok := fieldOf(obj, "ObjectMeta").Interface().(metav1.ObjectMeta); ok {
-			m.ObjectMeta = om
-		}
+		m.ObjectMeta = ObjectMetaOf(obj)
 		embed = m
 	case IncludeObject:
 		embed = obj

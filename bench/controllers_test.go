@@ -182,7 +182,7 @@ func createConfigMaps(b *testing.B, c *minicluster.Cluster, n int) {
 	for i := range n {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%05d", i), Namespace: "default"},
 			Data: map[string]string{"k": "v"}}
-		if _, err := c.API.Create(context.Background(), cm); err != nil {
+		if _, err := c.Client.Create(context.Background(), cm); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -50,7 +50,7 @@ func BenchmarkConfigMapFanout1000(b *testing.B) {
 		cm.Data["i"] = fmt.Sprint(i)
 		rec.expect(nodes)
 		start := time.Now()
-		out, err := c.API.Update(context.Background(), cm)
+		out, err := c.Client.Update(context.Background(), cm)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func setUpFanout(b *testing.B, c *minicluster.Cluster, f *hollownode.Fleet) *corev1.ConfigMap {
 	b.Helper()
 	ctx := context.Background()
-	out, err := c.API.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared", Namespace: "default"},
+	out, err := c.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared", Namespace: "default"},
 		Data: map[string]string{"i": "start"}})
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +84,7 @@ func setUpFanout(b *testing.B, c *minicluster.Cluster, f *hollownode.Fleet) *cor
 			Spec: corev1.PodSpec{NodeName: n.Name(), Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36",
 				EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
 					LocalObjectReference: corev1.LocalObjectReference{Name: "shared"}}}}}}}}
-		if _, err := c.API.Create(ctx, pod); err != nil {
+		if _, err := c.Client.Create(ctx, pod); err != nil {
 			b.Fatal(err)
 		}
 	}

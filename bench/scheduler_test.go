@@ -170,7 +170,7 @@ func createPods(b *testing.B, c *minicluster.Cluster, prefix string, n, workers 
 			for i := range next {
 				name := fmt.Sprintf("%s-%d", prefix, i)
 				begin := time.Now()
-				if _, err := c.API.Create(context.Background(), benchSchedPod(name)); err != nil {
+				if _, err := c.Client.Create(context.Background(), benchSchedPod(name)); err != nil {
 					b.Error(err)
 					return
 				}

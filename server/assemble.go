@@ -7,11 +7,13 @@ import (
 	"net/http"
 
 	"github.com/bramble-edge/bramble/scheduler"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // assemble wires the parts that run on the datastore: node certificate
@@ -34,8 +36,12 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
 		auth.WithNodeCertCheck(certs.Check))
 	var err error
-	if s.API, err = NewAPI(bg, APIConfig{Store: s.Store, Authn: authn, Authz: auth.NewAuthorizer(NewNodeGraph(s.Store)),
-		Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Log: s.log}); err != nil {
+		return nil, err
+	}
+	s.Client = s.Registry.Client()
+	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
 	if err := revokeDeletedNodes(bg, s.log, s.Store, certs); err != nil {
@@ -70,7 +76,7 @@ func (s *Server) StartScheduler() error {
 
 func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, error) {
 	scfg := s.schedCfg
-	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{api: s.API}, s.log.With("component", "scheduler")
+	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{reg: s.Registry}, s.log.With("component", "scheduler")
 	sched, err := scheduler.New(scfg)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -84,7 +90,7 @@ func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, erro
 // startMQTTParts starts node status and the publisher on the Bus.
 func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) error {
 	ncfg := cfg.NodeStatus
-	ncfg.Bus, ncfg.Store, ncfg.Writer, ncfg.Logger = side.bus, s.Store, s.API, s.log
+	ncfg.Bus, ncfg.Store, ncfg.Writer, ncfg.Logger = side.bus, s.Store, s.Client, s.log
 	if ncfg.GracePeriod == 0 {
 		ncfg.GracePeriod = cfg.NodeMonitorGracePeriod
 	}
@@ -109,7 +115,7 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 // joinAndAPI makes sure the default join token exists and routes the join
 // endpoints beside the API.
 func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide) (http.Handler, error) {
-	tokens := join.NewTokenStore(s.Store, join.TokenStoreConfig{Logger: s.log})
+	tokens := join.NewTokenStore(s.Store, s.Client, join.TokenStoreConfig{Logger: s.log})
 	var err error
 	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("default join token: %w", err)

@@ -32,7 +32,7 @@ func (s *Server) startLeading(bg context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	lcfg := leader.Config{Leases: s.API.ControllerClient(), Name: LeaseName, Identity: id,
+	lcfg := leader.Config{Leases: s.Client, Name: LeaseName, Identity: id,
 		Log: s.log.With("component", "leader-election")}
 	done := make(chan struct{})
 	go func() {

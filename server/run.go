@@ -15,9 +15,11 @@ import (
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/scheduler"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // Server is a running bramble server. Run uses it for `bramble server`;
@@ -25,7 +27,9 @@ import (
 type Server struct {
 	Store     *datastore.SQLite
 	PKI       *pki.PKI
-	API       *API
+	Registry  *registry.Registry
+	Client    *registry.Client // the registry for in-process writers
+	API       *apiserver.API
 	Broker    *mqtt.Broker // nil with an external broker
 	Monitor   *nodestatus.Monitor
 	Publisher *publish.Publisher

@@ -12,47 +12,54 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/scheduler"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // SchedulerName is the component scheduling events are reported from; it
 // is kube-scheduler's, which `kubectl describe` users know.
 const SchedulerName = "default-scheduler"
 
-// schedulerBinder writes the scheduler's decisions through the API's
-// admission path, in process: bindings like POST pods/binding, the
+// schedulerBinder writes the scheduler's decisions through the registry,
+// in process: bindings like POST pods/binding, the
 // PodScheduled condition like PUT pods/status, and Events.
 type schedulerBinder struct {
-	api *API
+	reg *registry.Registry
 	seq atomic.Uint64 // makes event names unique within a nanosecond
 }
 
 var _ scheduler.Binder = (*schedulerBinder)(nil)
+
+var podsResource = mustLookup("", "v1", "pods")
+
+func mustLookup(group, version, name string) *api.Resource {
+	r, ok := api.Lookup(group, version, name)
+	if !ok {
+		panic(fmt.Sprintf("api has no %s/%s %s", group, version, name))
+	}
+	return r
+}
 
 // Bind assigns pod to node; a pod whose UID changed (deleted and made
 // again) gives a conflict.
 func (b *schedulerBinder) Bind(ctx context.Context, pod *corev1.Pod, node string) error {
 	binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID},
 		Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-	_, err := b.api.updateObject(ctx, writeReq{
-		res: podsResource, ns: pod.Namespace, name: pod.Name,
-		mutate: func(cur api.Object) (api.Object, error) { return b.api.bindPod(cur.(*corev1.Pod), binding) },
-	})
-	return err
+	return b.reg.Bind(ctx, pod.Namespace, binding, false)
 }
 
 // Unschedulable sets PodScheduled=False with reason Unschedulable on the
 // current pod, unless it has been bound or replaced meanwhile.
 func (b *schedulerBinder) Unschedulable(ctx context.Context, pod *corev1.Pod, message string) error {
-	now := metav1.NewTime(b.api.now().UTC())
-	_, err := b.api.updateObject(ctx, writeReq{
-		res: podsResource, ns: pod.Namespace, name: pod.Name, admit: admitUpdate(podsResource, "status"),
-		mutate: func(obj api.Object) (api.Object, error) {
+	now := metav1.NewTime(b.reg.Now().UTC())
+	_, err := b.reg.Mutate(ctx, registry.Mutation{
+		Resource: podsResource, Namespace: pod.Namespace, Name: pod.Name, Subresource: "status",
+		Mutate: func(obj api.Object) (api.Object, error) {
 			cur := obj.(*corev1.Pod)
 			if cur.UID != pod.UID || cur.Spec.NodeName != "" {
 				return nil, apierrors.NewConflict(podsResource.GroupResource(), cur.Name,
 					fmt.Errorf("pod %s/%s was bound or replaced meanwhile", cur.Namespace, cur.Name))
 			}
-			setCondition(&cur.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			registry.SetPodCondition(&cur.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 				Reason: corev1.PodReasonUnschedulable, Message: message, LastTransitionTime: now})
 			return cur, nil
 		},
@@ -60,25 +67,10 @@ func (b *schedulerBinder) Unschedulable(ctx context.Context, pod *corev1.Pod, me
 	return err
 }
 
-// setCondition replaces the condition of c's type, keeping its transition
-// time when the status did not change.
-func setCondition(st *corev1.PodStatus, c corev1.PodCondition) {
-	for i, old := range st.Conditions {
-		if old.Type == c.Type {
-			if old.Status == c.Status {
-				c.LastTransitionTime = old.LastTransitionTime
-			}
-			st.Conditions[i] = c
-			return
-		}
-	}
-	st.Conditions = append(st.Conditions, c)
-}
-
 // Event records a core/v1 Event about pod, as kube-scheduler's shows in
 // `kubectl describe pod` and `kubectl get events`.
 func (b *schedulerBinder) Event(ctx context.Context, pod *corev1.Pod, eventType, reason, message string) error {
-	now := b.api.now().UTC()
+	now := b.reg.Now().UTC()
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace,
 			Name: pod.Name + "." + strconv.FormatInt(now.UnixNano(), 16) + strconv.FormatUint(b.seq.Add(1)%1000, 10)},
@@ -89,7 +81,7 @@ func (b *schedulerBinder) Event(ctx context.Context, pod *corev1.Pod, eventType,
 		FirstTimestamp: metav1.NewTime(now), LastTimestamp: metav1.NewTime(now), Count: 1,
 		ReportingController: SchedulerName, ReportingInstance: SchedulerName,
 	}
-	_, err := b.api.Create(ctx, ev)
+	_, err := b.reg.Client().Create(ctx, ev)
 	if err != nil {
 		return fmt.Errorf("event %s for pod %s/%s: %w", reason, pod.Namespace, pod.Name, err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // Config says where the cluster keeps its data and how its parts are
@@ -46,7 +47,7 @@ type Cluster struct {
 	Token      string // the default join token
 	Kubeconfig string // an admin kubeconfig for the API
 	Store      *datastore.SQLite
-	API        *server.API
+	Client     *registry.Client // the registry, for in-process writes
 	PKI        *pki.PKI
 	Broker     *mqtt.Broker
 	Monitor    *nodestatus.Monitor
@@ -82,7 +83,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
 	return &Cluster{URL: s.URL, MQTTURL: "mqtts://127.0.0.1:" + strconv.Itoa(mqttPort), Token: s.Token,
-		Kubeconfig: s.Kubeconfig, Store: s.Store, API: s.API, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
+		Kubeconfig: s.Kubeconfig, Store: s.Store, Client: s.Client, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
 		Pub: s.Publisher, srv: s}, nil
 }
 

@@ -1,14 +1,13 @@
 // Package controllertest runs controllers against the real parts in tests:
-// a SQLite datastore in a temporary folder and the API server's admission
-// path in process, with a shared cache over the datastore's watch.
+// a SQLite datastore in a temporary folder and the server's registry (the
+// admission path every writer goes through) in process, with a shared
+// cache over the datastore's watch.
 package controllertest
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,21 +15,20 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/server"
-	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // Env is one test's cluster state without HTTP: the store, the Client that
 // writes through admission, and a cache controllers register with before
 // Start.
 type Env struct {
-	T      testing.TB
-	Store  datastore.Store
-	API    *server.API
-	Client controllers.Client
-	Cache  *controllers.Cache
-	Log    *slog.Logger
-	Ctx    context.Context
+	T        testing.TB
+	Store    datastore.Store
+	Registry *registry.Registry
+	Client   controllers.Client
+	Cache    *controllers.Cache
+	Log      *slog.Logger
+	Ctx      context.Context
 }
 
 // New opens a fresh store and API; everything stops when the test ends.
@@ -46,11 +44,11 @@ func New(t testing.TB) *Env {
 	}
 	t.Cleanup(func() { store.Close() })
 	t.Cleanup(cancel) // cleanups run last first: the cache stops before the store closes
-	a, err := server.NewAPI(ctx, server.APIConfig{Store: store, Authn: nobody{}, Authz: nobody{}, Log: log})
+	reg, err := registry.New(ctx, registry.Config{Store: store, Log: log})
 	if err != nil {
-		t.Fatalf("NewAPI: %v", err)
+		t.Fatalf("registry.New: %v", err)
 	}
-	return &Env{T: t, Store: store, API: a, Client: a.ControllerClient(),
+	return &Env{T: t, Store: store, Registry: reg, Client: reg.Client(),
 		Cache: controllers.NewCache(store, log), Log: log, Ctx: ctx}
 }
 
@@ -90,16 +88,6 @@ func Resource(group, name string) *api.Resource {
 		panic("controllertest: no resource " + group + "/" + name)
 	}
 	return r
-}
-
-// nobody refuses every HTTP request: controllers use the in-process Client.
-type nobody struct{}
-
-var errNoHTTP = errors.New("controllertest serves no HTTP")
-
-func (nobody) Authenticate(*http.Request) (*auth.User, error) { return nil, errNoHTTP }
-func (nobody) Authorize(context.Context, *auth.User, auth.Attributes) error {
-	return errNoHTTP
 }
 
 // MustCreate creates obj through admission and returns the stored object,

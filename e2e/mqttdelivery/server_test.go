@@ -17,11 +17,12 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	nodejoin "github.com/bramble-edge/bramble/join"
-	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -76,7 +77,11 @@ func newCluster(t testing.TB) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.registry.Stop)
-	c.tokens = join.NewTokenStore(c.store, join.TokenStoreConfig{Logger: quiet()})
+	reg, err := registry.New(ctx, registry.Config{Store: c.store, Log: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.tokens = join.NewTokenStore(c.store, reg.Client(), join.TokenStoreConfig{Logger: quiet()})
 	c.buildHandler()
 	c.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*c.handler.Load()).ServeHTTP(w, r)
@@ -92,8 +97,8 @@ func newCluster(t testing.TB) *cluster {
 func (c *cluster) buildHandler() {
 	c.t.Helper()
 	authn := auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
-	api, err := server.NewAPI(context.Background(), server.APIConfig{Store: c.store, Authn: authn,
-		Authz: auth.NewAuthorizer(server.NewNodeGraph(c.store)), Log: quiet()})
+	api, err := apiserver.NewAPI(context.Background(), apiserver.APIConfig{Store: c.store, Authn: authn,
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(c.store)), Log: quiet()})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -78,17 +78,17 @@ func newCluster(t testing.TB, opts ...clusterOption) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.store.Close() })
-	c.tokens = join.NewTokenStore(c.store, join.TokenStoreConfig{Now: c.clock.Now, Logger: quiet()})
 	c.registry = join.NewNodeCertRegistry(c.store, join.NodeCertRegistryConfig{Logger: quiet()})
 	if err := c.registry.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.registry.Stop)
 	c.authn = auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
-	api, err := server.NewAPI(ctx, server.APIConfig{Store: c.store, Authn: c.authn, Authz: auth.NewAuthorizer(nil), Log: quiet()})
+	api, err := apiserver.NewAPI(ctx, apiserver.APIConfig{Store: c.store, Authn: c.authn, Authz: auth.NewAuthorizer(nil), Log: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.tokens = join.NewTokenStore(c.store, api.Registry().Client(), join.TokenStoreConfig{Now: c.clock.Now, Logger: quiet()})
 	hcfg := join.HandlerConfig{Tokens: c.tokens, CA: c.pki, Certs: c.registry, Logger: quiet(), Now: c.clock.Now,
 		MQTTAddresses: func() []string { return []string{"mqtts://127.0.0.1:8883"} }}
 	for _, o := range opts {

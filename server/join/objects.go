@@ -2,13 +2,9 @@ package join
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -24,28 +20,6 @@ func mustLookup(group, version, name string) *api.Resource {
 		panic(fmt.Sprintf("api registry has no %s/%s %s", group, version, name))
 	}
 	return r
-}
-
-// createSecret stores s as the API server would on create: server-set
-// metadata, defaulting, validation, then the datastore write. It returns
-// datastore.ErrKeyExists (wrapped) when the name is taken.
-func createSecret(ctx context.Context, store datastore.Store, s *corev1.Secret, now time.Time) error {
-	s.UID = newUID()
-	s.CreationTimestamp = metav1.NewTime(now.UTC().Truncate(time.Second))
-	s.ResourceVersion = ""
-	api.Default(s)
-	api.PrepareForCreate(secrets, s)
-	if errs := api.ValidateCreate(secrets, s); len(errs) > 0 {
-		return fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, errs.ToAggregate())
-	}
-	data, err := api.Encode(s)
-	if err != nil {
-		return fmt.Errorf("encode secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	if _, err := store.Create(ctx, secrets.Key(s.Namespace, s.Name), data); err != nil {
-		return fmt.Errorf("store secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	return nil
 }
 
 // getSecret reads one Secret; datastore.ErrNotFound (wrapped) when absent.
@@ -67,13 +41,4 @@ func decodeSecret(kv *datastore.KeyValue) (*corev1.Secret, error) {
 		return nil, fmt.Errorf("stored secret %s: decoded as %T", kv.Key, obj)
 	}
 	return s, nil
-}
-
-// newUID returns a random (version 4) UUID, as the API server gives objects.
-func newUID() types.UID {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
 }

@@ -9,8 +9,12 @@ import (
 	"sort"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/datastore"
 	nodejoin "github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // TokenStoreConfig tunes a TokenStore; zero values get defaults.
@@ -19,24 +23,27 @@ type TokenStoreConfig struct {
 	Logger *slog.Logger     // default slog.Default()
 }
 
-// TokenStore keeps join tokens as Secrets, reading and writing the
-// datastore directly (the server's side; the CLI goes through the API with
-// TokenClient). Tokens are found by id through the Secret's name, one Get.
+// TokenStore keeps join tokens as Secrets (the server's side; the CLI goes
+// through the API with TokenClient). It reads the datastore directly and
+// writes through the registry, admitted like any user's Secret. Tokens are
+// found by id through the Secret's name, one Get.
 type TokenStore struct {
-	store datastore.Store
-	now   func() time.Time
-	log   *slog.Logger
+	store   datastore.Store
+	objects *registry.Client
+	now     func() time.Time
+	log     *slog.Logger
 }
 
-// NewTokenStore returns a TokenStore over store.
-func NewTokenStore(store datastore.Store, cfg TokenStoreConfig) *TokenStore {
+// NewTokenStore returns a TokenStore reading store and writing through
+// objects.
+func NewTokenStore(store datastore.Store, objects *registry.Client, cfg TokenStoreConfig) *TokenStore {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &TokenStore{store: store, now: cfg.Now, log: cfg.Logger}
+	return &TokenStore{store: store, objects: objects, now: cfg.Now, log: cfg.Logger}
 }
 
 // maxIDAttempts bounds retries when a drawn id is taken.
@@ -50,8 +57,8 @@ func (s *TokenStore) Create(ctx context.Context, caHash string, ttl time.Duratio
 		if err != nil {
 			return nodejoin.Token{}, err
 		}
-		err = createSecret(ctx, s.store, secret, s.now())
-		if errors.Is(err, datastore.ErrKeyExists) && attempt < maxIDAttempts {
+		_, err = s.objects.Create(ctx, secret)
+		if apierrors.IsAlreadyExists(err) && attempt < maxIDAttempts {
 			continue
 		}
 		if err != nil {
@@ -152,8 +159,8 @@ func (s *TokenStore) Delete(ctx context.Context, id string) error {
 	if nodejoin.CheckID(id) != nil {
 		return notFound(id)
 	}
-	_, _, err := s.store.Delete(ctx, secrets.Key(TokenNamespace, TokenSecretPrefix+id), 0)
-	if errors.Is(err, datastore.ErrNotFound) {
+	err := s.objects.Delete(ctx, secrets, TokenNamespace, TokenSecretPrefix+id, controllers.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
 		return notFound(id)
 	}
 	if err != nil {

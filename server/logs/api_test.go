@@ -16,7 +16,7 @@ import (
 
 	"github.com/bramble-edge/bramble/agent/runtime/logdriver"
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/logs"
 )
@@ -43,7 +43,7 @@ func apiServer(t testing.TB, s *logs.Streamer) *httptest.Server {
 		t.Fatalf("open datastore: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	a, err := server.NewAPI(ctx, server.APIConfig{Store: store, Authn: adminAuthn{}, Authz: allowAll{}, Logs: s, Log: quiet()})
+	a, err := apiserver.NewAPI(ctx, apiserver.APIConfig{Store: store, Authn: adminAuthn{}, Authz: allowAll{}, Logs: s, Log: quiet()})
 	if err != nil {
 		t.Fatalf("NewAPI: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
-	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -41,7 +41,7 @@ func testLogger() *slog.Logger {
 type env struct {
 	t      testing.TB
 	store  *datastore.SQLite
-	api    *server.API
+	api    *apiserver.API
 	ca     *pki.PKI
 	broker *mqtt.Broker
 	mon    *nodestatus.Monitor
@@ -61,8 +61,8 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.store.Close() })
-	e.api, err = server.NewAPI(ctx, server.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
-		Authz: auth.NewAuthorizer(server.NewNodeGraph(e.store)), Log: testLogger()})
+	e.api, err = apiserver.NewAPI(ctx, apiserver.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(e.store)), Log: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func (e *env) startMonitor(cfg nodestatus.Config) {
 	e.t.Helper()
 	bus := e.broker.Bus()
 	e.t.Cleanup(func() { _ = bus.Close() })
-	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.store, e.api, testLogger()
+	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.store, e.api.Registry().Client(), testLogger()
 	mon, err := nodestatus.New(cfg)
 	if err != nil {
 		e.t.Fatal(err)

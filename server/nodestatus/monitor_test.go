@@ -230,7 +230,7 @@ func TestDeletedNodeStaysDeletedUntilItConnectsAgain(t *testing.T) {
 	a.beat(t, nil)
 	e.waitCondition("pi-1", corev1.NodeReady, corev1.ConditionTrue)
 	nodes, _ := api.Lookup("", "v1", "nodes")
-	if _, err := e.api.Delete(context.Background(), nodes, "", "pi-1", ""); err != nil {
+	if _, err := e.api.Registry().Delete(context.Background(), nodes, "", "pi-1", nil); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the Monitor forgets pi-1", func() bool { _, ok := e.mon.Latest("pi-1"); return !ok })
@@ -252,7 +252,7 @@ func TestDeletedNodeStaysDeletedUntilItConnectsAgain(t *testing.T) {
 func TestNodeCreatedByOthersGetsALease(t *testing.T) {
 	e := newEnv(t, nodestatus.Config{GracePeriod: time.Second, CheckInterval: 100 * time.Millisecond})
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "manual"}}
-	if _, err := e.api.Create(context.Background(), n); err != nil {
+	if _, err := e.api.Registry().Client().Create(context.Background(), n); err != nil {
 		t.Fatal(err)
 	}
 	got := e.waitCondition("manual", corev1.NodeReady, corev1.ConditionUnknown)

@@ -20,11 +20,11 @@ func (e *env) boundPod(name, node string) *corev1.Pod {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36"}}}}
-	out, err := e.api.Create(ctx, pod)
+	out, err := e.api.Registry().Client().Create(ctx, pod)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if err := e.api.Bind(ctx, "default", name, node); err != nil {
+	if err := e.api.Registry().Client().Bind(ctx, "default", name, node); err != nil {
 		e.t.Fatal(err)
 	}
 	return out.(*corev1.Pod)

@@ -107,10 +107,10 @@ func boundPod(t testing.TB, c *minicluster.Cluster, name, node string, restart c
 	ctx := context.Background()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PodSpec{RestartPolicy: restart, Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36"}}}}
-	if _, err := c.API.Create(ctx, pod); err != nil {
+	if _, err := c.Client.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.API.Bind(ctx, "default", name, node); err != nil {
+	if err := c.Client.Bind(ctx, "default", name, node); err != nil {
 		t.Fatal(err)
 	}
 }

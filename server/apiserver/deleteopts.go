@@ -1,0 +1,112 @@
+package apiserver
+
+import (
+	"bytes"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/server/registry"
+)
+
+// deleteOptions reads DeleteOptions from the body (JSON or protobuf; empty
+// means defaults) and lets the query parameters override them.
+func (a *API) deleteOptions(w http.ResponseWriter, r *http.Request, ri *requestInfo) (*registry.DeleteOptions, error) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := decodeDeleteOptions(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		return nil, err
+	}
+	q := ri.query
+	if v := q.Get("propagationPolicy"); v != "" {
+		p := metav1.DeletionPropagation(v)
+		opts.PropagationPolicy = &p
+	}
+	if q.Has("orphanDependents") {
+		orphan, err := boolParam(q, "orphanDependents")
+		if err != nil {
+			return nil, err
+		}
+		opts.OrphanDependents = &orphan
+	}
+	if err := checkPropagation(opts); err != nil {
+		return nil, err
+	}
+	if _, _, err := intParam(q, "gracePeriodSeconds"); err != nil {
+		return nil, err
+	}
+	dryRun, err := parseDryRun(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(opts.DryRun) > 0 {
+		if dryRun, err = parseDryRun(map[string][]string{"dryRun": opts.DryRun}); err != nil {
+			return nil, err
+		}
+	}
+	return &registry.DeleteOptions{DeleteOptions: opts, DryRun: dryRun}, nil
+}
+
+// decodeDeleteOptions decodes a DELETE body by its Content-Type.
+func decodeDeleteOptions(contentType string, body []byte) (*metav1.DeleteOptions, error) {
+	mt, err := mediaType(contentType)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return &metav1.DeleteOptions{}, nil
+	}
+	switch mt {
+	case "", mediaJSON:
+		opts, err := api.DecodeDeleteOptions(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return opts, nil
+	case mediaProtobuf:
+		return decodeProtobufDeleteOptions(body)
+	}
+	return nil, unsupportedMedia(contentType, mediaJSON, mediaProtobuf)
+}
+
+var deleteOptionsCodec = protobuf.NewSerializer(api.Scheme, api.Scheme)
+
+func decodeProtobufDeleteOptions(body []byte) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	out, _, err := deleteOptionsCodec.Decode(body, nil, opts)
+	if err != nil {
+		return nil, badRequest("decode DeleteOptions: malformed protobuf body: %v", err)
+	}
+	o, ok := out.(*metav1.DeleteOptions)
+	if !ok {
+		return nil, badRequest("decode DeleteOptions: the protobuf body holds %T, want DeleteOptions", out)
+	}
+	return o, nil
+}
+
+// checkPropagation refuses an unknown policy, or a policy together with the
+// legacy orphanDependents, as the apiserver does.
+func checkPropagation(opts *metav1.DeleteOptions) error {
+	p := opts.PropagationPolicy
+	if p == nil {
+		return nil
+	}
+	if opts.OrphanDependents != nil {
+		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "",
+			field.ErrorList{field.Invalid(field.NewPath("propagationPolicy"), *p,
+				"orphanDependents and deletionPropagation cannot be both set")})
+	}
+	switch *p {
+	case metav1.DeletePropagationOrphan, metav1.DeletePropagationBackground, metav1.DeletePropagationForeground:
+		return nil
+	}
+	return badRequest("propagationPolicy: Unsupported value: %q: supported values: \"Orphan\", \"Background\", \"Foreground\"", *p)
+}

@@ -1,0 +1,60 @@
+package apiserver
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// kindView is what the documents are built from: the served kinds.
+type kindView interface {
+	All() []*api.Resource
+	GroupVersions() []schema.GroupVersion
+}
+
+// documents are discovery and OpenAPI, encoded once per change of the
+// served kinds and swapped in whole, so a request never sees half of one.
+type documents struct {
+	gen       uint64 // the Kinds generation they were built from
+	discovery *discoveryDocs
+	openapi   *openAPIDocs
+	openapiV2 *openAPIV2Doc
+}
+
+func buildDocuments(k kindView, gen uint64) (*documents, error) {
+	d := &documents{gen: gen}
+	var err error
+	if d.discovery, err = buildDiscovery(k); err != nil {
+		return nil, err
+	}
+	if d.openapi, err = buildOpenAPI(k); err != nil {
+		return nil, err
+	}
+	if d.openapiV2, err = buildOpenAPIV2(k); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// rebuildDocuments makes the documents current after the kinds changed.
+// Concurrent rebuilds keep the newest generation.
+func (a *API) rebuildDocuments() {
+	kinds := a.reg.Kinds()
+	gen := kinds.Generation()
+	d, err := buildDocuments(kinds, gen)
+	if err != nil {
+		a.log.Error("rebuild discovery and OpenAPI", "err", fmt.Sprint(err))
+		return
+	}
+	for {
+		old := a.docs.Load()
+		if old != nil && old.gen >= gen {
+			return
+		}
+		if a.docs.CompareAndSwap(old, d) {
+			return
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
+)
+
+// Client is the registry for writers in the server's own process
+// (controllers, the scheduler's binder, node status, join, leader
+// election): objects carry their own kind, namespace and name, and every
+// write is admitted exactly as a user's request is. Nothing is
+// authenticated or authorized. Errors are API status errors.
+type Client struct{ r *Registry }
+
+// Client returns the in-process client of r.
+func (r *Registry) Client() *Client { return &Client{r: r} }
+
+var _ controllers.Client = (*Client)(nil)
+
+// Create admits and stores a new object; metadata.generateName works. The
+// caller's object is not modified.
+func (c *Client) Create(ctx context.Context, obj api.Object) (api.Object, error) {
+	res, err := c.r.resourceOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.r.Create(ctx, res, obj.GetNamespace(), obj.DeepCopyObject().(api.Object), WriteOptions{})
+}
+
+// Update replaces an object's spec and metadata like PUT: a non-empty
+// metadata.resourceVersion must be current (409 Conflict otherwise).
+func (c *Client) Update(ctx context.Context, obj api.Object) (api.Object, error) {
+	return c.update(ctx, obj, "")
+}
+
+// UpdateStatus replaces an object's status like PUT on /status.
+func (c *Client) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error) {
+	return c.update(ctx, obj, "status")
+}
+
+func (c *Client) update(ctx context.Context, obj api.Object, sub string) (api.Object, error) {
+	res, err := c.r.resourceOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.r.Update(ctx, res, obj.GetNamespace(), obj.GetName(), sub, obj, false)
+}
+
+// Delete deletes one object like DELETE with opts (finalizers, propagation
+// and namespace contents included).
+func (c *Client) Delete(ctx context.Context, res *api.Resource, namespace, name string, o controllers.DeleteOptions) error {
+	opts := &DeleteOptions{DeleteOptions: &metav1.DeleteOptions{}}
+	if o.UID != "" {
+		opts.Preconditions = metav1.NewUIDPreconditions(o.UID)
+	}
+	if o.Propagation != "" {
+		p := o.Propagation
+		opts.PropagationPolicy = &p
+	}
+	_, err := c.r.Delete(ctx, res, namespace, name, opts)
+	return err
+}
+
+// Get reads the latest stored object.
+func (c *Client) Get(ctx context.Context, res *api.Resource, namespace, name string) (api.Object, error) {
+	return c.r.Get(ctx, res, namespace, name)
+}
+
+// Bind assigns an unbound pod to node like POST pods/{name}/binding.
+func (c *Client) Bind(ctx context.Context, namespace, name, node string) error {
+	return c.r.Bind(ctx, namespace, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Target: corev1.ObjectReference{Kind: "Node", Name: node}}, false)
+}
+
+// resourceOf finds the served kind of an object: typed objects by their Go
+// type, unstructured ones by their apiVersion and kind.
+func (r *Registry) resourceOf(obj api.Object) (*api.Resource, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if kinds, _, err := api.Scheme.ObjectKinds(obj); err == nil {
+		gvk = kinds[0]
+	} else if gvk.Kind == "" {
+		return nil, fmt.Errorf("object %T: %w", obj, err)
+	}
+	res, ok := r.kinds.ByKind(gvk.Group, gvk.Kind)
+	if !ok {
+		return nil, fmt.Errorf("object %T: kind %s is not served", obj, gvk)
+	}
+	return res, nil
+}

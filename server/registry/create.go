@@ -1,0 +1,109 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// Resources the registry itself reads and writes.
+var (
+	namespacesResource = mustLookup("", "v1", "namespaces")
+	podsResource       = mustLookup("", "v1", "pods")
+)
+
+func mustLookup(group, version, name string) *api.Resource {
+	r, ok := api.Lookup(group, version, name)
+	if !ok {
+		panic(fmt.Sprintf("api registry has no %s/%s %s", group, version, name))
+	}
+	return r
+}
+
+// maxGenerateNameAttempts bounds retries when a generated name is taken.
+const maxGenerateNameAttempts = 5
+
+// Create admits obj (server fields, generateName, the kind's strategy,
+// validation) as a new object of res in namespace ns and stores it, unless
+// opts.DryRun. A generated name that is already taken is generated again.
+// obj is the caller's to keep only when the call fails.
+func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj api.Object, opts WriteOptions) (api.Object, error) {
+	if err := sameNamespace(res, ns, obj); err != nil {
+		return nil, err
+	}
+	if err := r.checkNamespaceOpen(ctx, res, obj); err != nil {
+		return nil, err
+	}
+	generate := obj.GetName() == "" && obj.GetGenerateName() != ""
+	for attempt := 1; ; attempt++ {
+		cand := candidate(obj, generate)
+		if err := r.admitCreate(res, cand); err != nil || opts.DryRun {
+			return cand, err
+		}
+		data, err := encodeStored(cand)
+		if err != nil {
+			return nil, err
+		}
+		rev, err := r.store.Create(ctx, res.Key(cand.GetNamespace(), cand.GetName()), data)
+		if errors.Is(err, datastore.ErrKeyExists) && generate && attempt < maxGenerateNameAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, StoreError(err, res, cand.GetName())
+		}
+		cand.SetResourceVersion(FormatResourceVersion(rev))
+		return cand, nil
+	}
+}
+
+// candidate is obj itself, or a copy with a freshly generated name.
+func candidate(obj api.Object, generate bool) api.Object {
+	if !generate {
+		return obj
+	}
+	cand := obj.DeepCopyObject().(api.Object)
+	cand.SetName(generateName(obj.GetGenerateName()))
+	return cand
+}
+
+// admitCreate runs create admission: server-set metadata (uid before
+// PrepareForCreate, which a Job's generated selector needs), defaulting and
+// preparation, then validation.
+func (r *Registry) admitCreate(res *api.Resource, obj api.Object) error {
+	r.setCreateFields(obj)
+	st := res.Strategy()
+	st.Default(obj)
+	st.PrepareForCreate(res, obj)
+	errs := st.ValidateCreate(res, obj)
+	if obj.GetName() == "" && len(errs) == 0 {
+		errs = field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")}
+	}
+	if len(errs) > 0 {
+		return invalid(res, obj.GetName(), errs)
+	}
+	return nil
+}
+
+// checkNamespaceOpen refuses namespaced creates in a namespace that does
+// not exist (404) or is being deleted (403).
+func (r *Registry) checkNamespaceOpen(ctx context.Context, res *api.Resource, obj api.Object) error {
+	if !res.Namespaced {
+		return nil
+	}
+	nsObj, _, err := r.load(ctx, namespacesResource, "", obj.GetNamespace())
+	if err != nil {
+		return err
+	}
+	if nsObj.GetDeletionTimestamp() != nil || nsObj.(*corev1.Namespace).Status.Phase == corev1.NamespaceTerminating {
+		return apierrors.NewForbidden(res.GroupResource(), obj.GetName(),
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", obj.GetNamespace()))
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package registry
+
+import (
+	"crypto/rand"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// encodeStored encodes obj for the datastore, without its resourceVersion:
+// the datastore revision is the resourceVersion.
+func encodeStored(obj api.Object) ([]byte, error) {
+	rv := obj.GetResourceVersion()
+	obj.SetResourceVersion("")
+	data, err := api.Encode(obj)
+	obj.SetResourceVersion(rv)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+	}
+	return data, nil
+}
+
+// setCreateFields fills the metadata only the server sets on create.
+func (r *Registry) setCreateFields(obj api.Object) {
+	obj.SetUID(newUID())
+	obj.SetCreationTimestamp(metav1.NewTime(r.now().UTC()))
+	obj.SetResourceVersion("")
+	obj.SetDeletionTimestamp(nil)
+	obj.SetDeletionGracePeriodSeconds(nil)
+	if managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+		obj.SetManagedFields(nil)
+	}
+}
+
+// keepUpdateFields carries over what an update may not change or may leave
+// out: identity, timestamps, managedFields when the client sent none.
+func keepUpdateFields(obj, old api.Object) {
+	if obj.GetUID() == "" {
+		obj.SetUID(old.GetUID())
+	}
+	obj.SetCreationTimestamp(old.GetCreationTimestamp())
+	obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
+	obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+	obj.SetGeneration(old.GetGeneration())
+	if obj.GetManagedFields() == nil || managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+		obj.SetManagedFields(old.GetManagedFields())
+	}
+}
+
+// newUID returns a random (version 4) UUID.
+func newUID() types.UID {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
+
+// generatedNameChars are the characters the apiserver uses for generateName
+// suffixes (no vowels, no look-alikes).
+const generatedNameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+// generateName appends five random characters to base, trimmed so the
+// result fits in 63 characters.
+func generateName(base string) string {
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = generatedNameChars[int(b[i])%len(generatedNameChars)]
+	}
+	return base + string(b[:])
+}
+
+// sameNamespace checks a body's namespace against the URL's and fills it in
+// when empty; cluster-scoped objects never carry one.
+func sameNamespace(res *api.Resource, urlNS string, obj api.Object) error {
+	if !res.Namespaced {
+		obj.SetNamespace("")
+		return nil
+	}
+	switch obj.GetNamespace() {
+	case "":
+		obj.SetNamespace(urlNS)
+	case urlNS:
+	default:
+		return BadRequest("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)",
+			obj.GetNamespace(), urlNS)
+	}
+	return nil
+}

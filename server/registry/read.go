@@ -1,0 +1,112 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// Get reads one object. A missing object is a 404 Status error.
+func (r *Registry) Get(ctx context.Context, res *api.Resource, ns, name string) (api.Object, error) {
+	obj, _, err := r.load(ctx, res, ns, name)
+	return obj, err
+}
+
+// List reads the objects of res in ns ("" for all namespaces) that pass
+// the selectors. With a limit it reads pages until it has at least limit
+// matches or the collection ends, so a page may hold up to 2*limit-1 items.
+func (r *Registry) List(ctx context.Context, res *api.Resource, ns string, lo ListOptions) (*List, error) {
+	opts := datastore.ListOptions{Limit: lo.Limit, Continue: lo.Continue}
+	if lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
+		opts.Revision = lo.ResourceVersion
+	}
+	out := &List{}
+	for first := true; ; first = false {
+		page, err := r.store.List(ctx, res.Prefix(ns), opts)
+		if err != nil {
+			return nil, r.listError(ctx, err, &lo)
+		}
+		if first && lo.ResourceVersion > page.Revision {
+			return nil, TooLargeResourceVersion(lo.ResourceVersion, page.Revision)
+		}
+		if out.Items, err = appendSelected(out.Items, res, page.Items, &lo); err != nil {
+			return nil, err
+		}
+		if page.Continue == "" || lo.Limit == 0 || int64(len(out.Items)) >= lo.Limit {
+			out.ResourceVersion, out.Continue = FormatResourceVersion(page.Revision), page.Continue
+			if !lo.Filtered() {
+				out.Remaining = page.Remaining
+			}
+			return out, nil
+		}
+		opts.Continue, opts.Revision = page.Continue, 0
+	}
+}
+
+// appendSelected decodes kvs and appends those that pass the selectors.
+func appendSelected(out []api.Object, res *api.Resource, kvs []*datastore.KeyValue, lo *ListOptions) ([]api.Object, error) {
+	for _, kv := range kvs {
+		obj, err := decodeStored(res, kv)
+		if err != nil {
+			return nil, err
+		}
+		if lo.Selects(res, obj) {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// listError explains a failed list: a compacted revision or stale continue
+// token is 410, a revision from the future 504, a bad token 400.
+func (r *Registry) listError(ctx context.Context, err error, lo *ListOptions) error {
+	switch {
+	case errors.Is(err, datastore.ErrCompacted) && lo.Continue != "":
+		return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+			"You can start a new list without the continue parameter.")
+	case errors.Is(err, datastore.ErrCompacted):
+		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	case errors.Is(err, datastore.ErrFutureRevision):
+		cur, _ := r.store.CurrentRevision(ctx)
+		return TooLargeResourceVersion(lo.ResourceVersion, cur)
+	case errors.Is(err, datastore.ErrClosed), errors.Is(err, context.Canceled):
+		return StoreError(err, nil, "")
+	case lo.Continue != "":
+		return BadRequest("continue %q: not a valid continue token: %v", lo.Continue, err)
+	}
+	return StoreError(err, nil, "")
+}
+
+// load reads one object and its stored form. A missing object is a 404
+// Status error.
+func (r *Registry) load(ctx context.Context, res *api.Resource, ns, name string) (api.Object, *datastore.KeyValue, error) {
+	kv, err := r.store.Get(ctx, res.Key(ns, name))
+	if err != nil {
+		return nil, nil, StoreError(err, res, name)
+	}
+	obj, err := decodeStored(res, kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, kv, nil
+}
+
+// DecodeStored turns a stored value of res into an object whose
+// resourceVersion is the value's revision.
+func DecodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
+	return decodeStored(res, kv)
+}
+
+func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
+	obj, err := api.DecodeStored(res, kv.Value, kv.ModRevision)
+	if err != nil {
+		return nil, fmt.Errorf("stored object %s: %w", kv.Key, err)
+	}
+	return obj, nil
+}

@@ -1,0 +1,83 @@
+// Package registry is the one place where bramble's API objects are
+// created, updated (spec and status), patched, applied, deleted, bound and
+// read. Every writer goes through it: the HTTP API (server/apiserver), the
+// controllers, the scheduler's binder, node status, join and the token and
+// user commands. Each write is admitted the same way whoever makes it:
+// server-set metadata, defaulting, the kind's strategy, validation,
+// generation, finalizers and deletion propagation, field ownership for
+// server-side apply, and dry run.
+//
+// The kinds it serves are rows (kinds.go): the built-in ones from the api
+// package, and kinds added while the server runs, which are served as
+// unstructured objects through the same code.
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// DefaultMaxObjectBytes caps the encoded size of a patched object when
+// Config.MaxObjectBytes is 0; it matches the API's request body limit.
+const DefaultMaxObjectBytes = 3 << 20
+
+// Config wires a Registry. Store is required; zero values of the rest get
+// defaults.
+type Config struct {
+	Store datastore.Store
+	Log   *slog.Logger
+	Now   func() time.Time
+	// MaxObjectBytes caps what a patch may grow an object to (default 3 MiB).
+	MaxObjectBytes int64
+}
+
+// Registry admits and stores objects for every caller.
+type Registry struct {
+	store    datastore.Store
+	log      *slog.Logger
+	now      func() time.Time
+	maxBytes int64
+	kinds    *Kinds
+
+	fieldManagersMu sync.Mutex
+	fieldManagers   map[string]fieldManager
+}
+
+// New checks cfg and creates the namespaces every cluster has (default,
+// kube-system, kube-public, kube-node-lease) when they are missing.
+func New(ctx context.Context, cfg Config) (*Registry, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("new registry: Store is required")
+	}
+	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
+		kinds: newKinds(), fieldManagers: map[string]fieldManager{}}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.maxBytes <= 0 {
+		r.maxBytes = DefaultMaxObjectBytes
+	}
+	if err := r.ensureNamespaces(ctx, SystemNamespaces); err != nil {
+		return nil, fmt.Errorf("new registry: %w", err)
+	}
+	return r, nil
+}
+
+// Store is the datastore the registry writes to (watches read it directly).
+func (r *Registry) Store() datastore.Store { return r.store }
+
+// Now is the registry's clock.
+func (r *Registry) Now() time.Time { return r.now() }
+
+// Kinds is the set of served kinds.
+func (r *Registry) Kinds() *Kinds { return r.kinds }

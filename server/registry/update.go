@@ -1,0 +1,152 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+)
+
+// Mutation is one read-modify-write of a stored object.
+type Mutation struct {
+	Resource  *api.Resource
+	Namespace string
+	Name      string
+	// Subresource is "" or "status": it picks the admission (spec and
+	// metadata, or status only). Writes the registry makes itself
+	// (bindings, scale) set Admit instead.
+	Subresource string
+	// Mutate turns a private copy of the current object into the desired
+	// one. A resourceVersion it leaves on the result is a precondition.
+	Mutate func(cur api.Object) (api.Object, error)
+	DryRun bool
+
+	// admit overrides the admission Subresource picks; skipAdmission is for
+	// the registry's own writes (binding, deletion marks).
+	admit         func(next, cur api.Object) error
+	skipAdmission bool
+}
+
+// maxUpdateAttempts bounds the retries of a write that races another.
+const maxUpdateAttempts = 8
+
+// Update replaces the object of res named name in ns with obj, like PUT
+// (sub "status": like PUT on /status). A non-empty
+// metadata.resourceVersion must be current (409 Conflict otherwise). obj
+// must carry name and, for namespaced kinds, ns or no namespace.
+func (r *Registry) Update(ctx context.Context, res *api.Resource, ns, name, sub string, obj api.Object, dryRun bool) (api.Object, error) {
+	if err := checkIdentity(res, ns, name, obj); err != nil {
+		return nil, err
+	}
+	return r.Mutate(ctx, Mutation{Resource: res, Namespace: ns, Name: name, Subresource: sub, DryRun: dryRun,
+		Mutate: func(api.Object) (api.Object, error) { return obj.DeepCopyObject().(api.Object), nil }})
+}
+
+// checkIdentity makes sure an object names the object it is written over.
+func checkIdentity(res *api.Resource, ns, name string, obj api.Object) error {
+	if obj.GetName() != name {
+		return BadRequest("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), name)
+	}
+	return sameNamespace(res, ns, obj)
+}
+
+// Mutate reads the object, applies m.Mutate, checks the resourceVersion
+// precondition the result carries, admits and stores it. A write that
+// loses a race is retried from a fresh read; with a precondition that read
+// then fails it with 409.
+func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
+	admit := m.admit
+	if admit == nil && !m.skipAdmission {
+		admit = admitUpdate(m.Resource, m.Subresource)
+	}
+	for attempt := 1; ; attempt++ {
+		cur, kv, err := r.load(ctx, m.Resource, m.Namespace, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		next, err := m.Mutate(cur.DeepCopyObject().(api.Object))
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPrecondition(m.Resource, next, cur); err != nil {
+			return nil, err
+		}
+		next.SetResourceVersion(cur.GetResourceVersion()) // unconditional updates write over cur
+		if admit != nil {
+			if err := admit(next, cur); err != nil {
+				return nil, err
+			}
+		}
+		out, err := r.storeUpdate(ctx, m, next, kv)
+		if errors.Is(err, datastore.ErrConflict) && attempt < maxUpdateAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, StoreError(err, m.Resource, m.Name)
+		}
+		return out, nil
+	}
+}
+
+// checkPrecondition: a resourceVersion in the new object must be the
+// current one (409 otherwise); an empty one means "whatever is there".
+func checkPrecondition(res *api.Resource, next, cur api.Object) error {
+	rv := next.GetResourceVersion()
+	if rv == "" || rv == cur.GetResourceVersion() {
+		return nil
+	}
+	if _, err := ParseResourceVersion(rv); err != nil {
+		return invalid(res, cur.GetName(), field.ErrorList{field.Invalid(
+			field.NewPath("metadata", "resourceVersion"), rv, "must be a decimal revision number")})
+	}
+	return conflict(res, cur.GetName())
+}
+
+// storeUpdate writes next over kv unless nothing changed (then the stored
+// object is answered, revision unchanged) or this is a dry run. An object
+// being deleted whose last finalizer just went is removed.
+func (r *Registry) storeUpdate(ctx context.Context, m Mutation, next api.Object, kv *datastore.KeyValue) (api.Object, error) {
+	next.SetResourceVersion(FormatResourceVersion(kv.ModRevision))
+	data, err := encodeStored(next)
+	if err != nil {
+		return nil, err
+	}
+	if m.DryRun || bytes.Equal(data, kv.Value) {
+		return next, nil
+	}
+	rev, err := r.store.Update(ctx, kv.Key, data, kv.ModRevision)
+	if err != nil {
+		return nil, err
+	}
+	next.SetResourceVersion(FormatResourceVersion(rev))
+	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 {
+		return r.finishDeletion(ctx, m.Resource, next, rev)
+	}
+	return next, nil
+}
+
+// admitUpdate is update admission for the main resource or its status:
+// server-owned metadata kept, defaulting, preparation, validation.
+func admitUpdate(res *api.Resource, sub string) func(next, cur api.Object) error {
+	return func(next, cur api.Object) error {
+		keepUpdateFields(next, cur)
+		st := res.Strategy()
+		st.Default(next)
+		var errs field.ErrorList
+		if sub == "status" {
+			st.PrepareForStatusUpdate(res, next, cur)
+			errs = st.ValidateStatusUpdate(res, next, cur)
+		} else {
+			st.PrepareForUpdate(res, next, cur)
+			errs = st.ValidateUpdate(res, next, cur)
+		}
+		if len(errs) > 0 {
+			return invalid(res, next.GetName(), errs)
+		}
+		return nil
+	}
+}
