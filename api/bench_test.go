@@ -71,18 +71,6 @@ status: {phase: Running, podIP: 10.42.0.%d, containerStatuses: [{name: web, read
 	return objs
 }
 
-func BenchmarkTable100Pods(b *testing.B) {
-	objs := benchPods(b, 100)
-	r := res(b, "Pod")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := Table(r, objs, TableOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkFieldSelector100Pods(b *testing.B) {
 	objs := benchPods(b, 100)
 	r := res(b, "Pod")

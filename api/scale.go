@@ -54,3 +54,11 @@ func SetScale(obj Object, s *autoscalingv1.Scale) error {
 	}
 	return nil
 }
+
+// replicas is spec.replicas with its default, 1, when unset.
+func replicas(p *int32) int64 {
+	if p == nil {
+		return 1
+	}
+	return int64(*p)
+}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"testing"
 
-	"github.com/bramble-edge/bramble/controllers"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/controllers"
 )
 
 func TestInProcessCreateUpdate(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/bramble-edge/bramble/server/registry"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/server/registry"
 )
 
 // Field validation directives (fieldValidation query parameter).

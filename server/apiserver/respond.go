@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/server/apiserver/tables"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
@@ -84,7 +85,7 @@ func (a *API) writeTable(w http.ResponseWriter, ri *requestInfo, code int, l *re
 }
 
 func (a *API) table(ri *requestInfo, objs []api.Object, noHeaders bool) (*metav1.Table, error) {
-	t, err := api.Table(ri.res, objs, api.TableOptions{Now: a.now(), IncludeObject: ri.includeObject, NoHeaders: noHeaders})
+	t, err := tables.Table(ri.res, objs, tables.Options{Now: a.now(), IncludeObject: ri.includeObject, NoHeaders: noHeaders})
 	if err != nil {
 		return nil, fmt.Errorf("print %s table: %w", ri.res.Kind, err)
 	}

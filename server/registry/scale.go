@@ -3,10 +3,8 @@ package registry
 import (
 	"context"
 
-	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -23,7 +21,7 @@ func (r *Registry) GetScale(ctx context.Context, res *api.Resource, ns, name str
 	if err != nil {
 		return nil, err
 	}
-	return ScaleOf(obj), nil
+	return scaleOf(obj)
 }
 
 // UpdateScale sets spec.replicas of the object from the Scale change
@@ -34,7 +32,11 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 	out, err := r.Mutate(ctx, Mutation{
 		Resource: res, Namespace: ns, Name: name, DryRun: dryRun,
 		Mutate: func(cur api.Object) (api.Object, error) {
-			s, warns, err := change(ScaleOf(cur))
+			cs, err := scaleOf(cur)
+			if err != nil {
+				return nil, err
+			}
+			s, warns, err := change(cs)
 			if err != nil {
 				return nil, err
 			}
@@ -42,7 +44,9 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 			if err := checkScale(name, s); err != nil {
 				return nil, err
 			}
-			setReplicas(cur, s.Spec.Replicas)
+			if err := api.SetScale(cur, s); err != nil {
+				return nil, apierrors.NewInternalError(err)
+			}
 			cur.SetResourceVersion(s.ResourceVersion)
 			return cur, nil
 		},
@@ -50,7 +54,8 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ScaleOf(out), warnings, nil
+	s, err := scaleOf(out)
+	return s, warnings, err
 }
 
 func checkScale(name string, s *autoscalingv1.Scale) error {
@@ -64,40 +69,11 @@ func checkScale(name string, s *autoscalingv1.Scale) error {
 	return nil
 }
 
-// ScaleOf describes a Deployment's or ReplicaSet's replicas as a Scale.
-func ScaleOf(obj api.Object) *autoscalingv1.Scale {
-	var want *int32
-	var have int32
-	var sel *metav1.LabelSelector
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		want, have, sel = o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector
-	case *appsv1.ReplicaSet:
-		want, have, sel = o.Spec.Replicas, o.Status.Replicas, o.Spec.Selector
+// scaleOf is the object's Scale; only kinds with a scale subresource get here.
+func scaleOf(obj api.Object) (*autoscalingv1.Scale, error) {
+	s, err := api.ScaleFor(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
-	s := &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: obj.GetName(), Namespace: obj.GetNamespace(), UID: obj.GetUID(),
-			ResourceVersion: obj.GetResourceVersion(), CreationTimestamp: obj.GetCreationTimestamp(),
-		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: 1},
-		Status: autoscalingv1.ScaleStatus{Replicas: have},
-	}
-	if want != nil {
-		s.Spec.Replicas = *want
-	}
-	if selector, err := metav1.LabelSelectorAsSelector(sel); err == nil && sel != nil {
-		s.Status.Selector = selector.String()
-	}
-	return s
-}
-
-func setReplicas(obj api.Object, n int32) {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		o.Spec.Replicas = &n
-	case *appsv1.ReplicaSet:
-		o.Spec.Replicas = &n
-	}
+	return s, nil
 }

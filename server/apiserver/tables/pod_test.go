@@ -1,4 +1,4 @@
-package api
+package tables
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 func TestPodTable(t *testing.T) {
@@ -96,7 +98,7 @@ func TestPodTable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := aged(t, "Pod", tc.manifest, 5*time.Minute)
-			tab, err := Table(res(t, "Pod"), []Object{obj}, TableOptions{Now: tableNow})
+			tab, err := Table(res(t, "Pod"), []api.Object{obj}, Options{Now: tableNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +116,7 @@ func TestPodSummaryZeroTime(t *testing.T) {
 	if s.Restarts != 1 || !s.LastRestart.IsZero() {
 		t.Errorf("got %+v, want 1 restart without a time", s)
 	}
-	tab, err := Table(res(t, "Pod"), []Object{p}, TableOptions{Now: tableNow})
+	tab, err := Table(res(t, "Pod"), []api.Object{p}, Options{Now: tableNow})
 	if err != nil {
 		t.Fatal(err)
 	}

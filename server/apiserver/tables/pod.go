@@ -1,4 +1,4 @@
-package api
+package tables
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 func init() {
@@ -20,7 +22,7 @@ func init() {
 	columnHelp["Node"] = "The node the pod is bound to."
 }
 
-func podCells(obj Object, now time.Time) []any {
+func podCells(obj api.Object, now time.Time) []any {
 	p := obj.(*corev1.Pod)
 	s := PodSummary(p)
 	restarts := strconv.Itoa(s.Restarts)

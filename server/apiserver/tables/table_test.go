@@ -1,4 +1,4 @@
-package api
+package tables
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 var tableNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -47,7 +49,7 @@ func render(t *testing.T, tab *metav1.Table) string {
 }
 
 // aged decodes a manifest and sets its creation time d before tableNow.
-func aged(t *testing.T, kind, manifest string, d time.Duration) Object {
+func aged(t *testing.T, kind, manifest string, d time.Duration) api.Object {
 	t.Helper()
 	obj := decodeYAML(t, kind, manifest)
 	obj.SetCreationTimestamp(metav1.NewTime(tableNow.Add(-d)))
@@ -131,7 +133,7 @@ source: {component: kubelet, host: pi1}`, time.Hour,
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj := aged(t, tc.kind, tc.manifest, tc.age)
-			tab, err := Table(res(t, tc.kind), []Object{obj}, TableOptions{Now: tableNow})
+			tab, err := Table(res(t, tc.kind), []api.Object{obj}, Options{Now: tableNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +147,7 @@ source: {component: kubelet, host: pi1}`, time.Hour,
 func TestTableObjects(t *testing.T) {
 	r := res(t, "ConfigMap")
 	obj := aged(t, "ConfigMap", "metadata: {name: c, namespace: ns, labels: {a: b}}\ndata: {k: v}", time.Second)
-	tab, err := Table(r, []Object{obj}, TableOptions{Now: tableNow})
+	tab, err := Table(r, []api.Object{obj}, Options{Now: tableNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestTableObjects(t *testing.T) {
 	if meta.Kind != "PartialObjectMetadata" || meta.APIVersion != "meta.k8s.io/v1" || meta.Namespace != "ns" || meta.Labels["a"] != "b" {
 		t.Errorf("row object: got %s", tab.Rows[0].Object.Raw)
 	}
-	tab, err = Table(r, []Object{obj}, TableOptions{Now: tableNow, IncludeObject: IncludeObject, NoHeaders: true})
+	tab, err = Table(r, []api.Object{obj}, Options{Now: tableNow, IncludeObject: IncludeObject, NoHeaders: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,21 +169,21 @@ func TestTableObjects(t *testing.T) {
 		!strings.Contains(string(tab.Rows[0].Object.Raw), `"data":{"k":"v"}`) {
 		t.Errorf("Object, NoHeaders: got columns %v, object %s", tab.ColumnDefinitions, tab.Rows[0].Object.Raw)
 	}
-	tab, err = Table(r, []Object{obj}, TableOptions{Now: tableNow, IncludeObject: IncludeNone})
+	tab, err = Table(r, []api.Object{obj}, Options{Now: tableNow, IncludeObject: IncludeNone})
 	if err != nil || tab.Rows[0].Object.Raw != nil {
 		t.Errorf("None: got object %s, err %v", tab.Rows[0].Object.Raw, err)
 	}
-	if _, err := Table(r, []Object{obj}, TableOptions{IncludeObject: "Everything"}); err == nil {
+	if _, err := Table(r, []api.Object{obj}, Options{IncludeObject: "Everything"}); err == nil {
 		t.Error("bad includeObject: got no error")
 	}
-	if _, err := Table(res(t, "Secret"), []Object{obj}, TableOptions{}); err == nil {
+	if _, err := Table(res(t, "Secret"), []api.Object{obj}, Options{}); err == nil {
 		t.Error("configmap in a secret table: got no error")
 	}
-	empty, err := Table(r, nil, TableOptions{})
+	empty, err := Table(r, nil, Options{})
 	if err != nil || empty.Rows == nil || len(empty.Rows) != 0 {
 		t.Errorf("empty: got rows %#v, err %v", empty.Rows, err)
 	}
-	data, err := EncodeObject(empty)
+	data, err := api.EncodeObject(empty)
 	if err != nil || !strings.Contains(string(data), `"rows":[]`) {
 		t.Errorf("empty table encodes as %s, %v; want rows: []", data, err)
 	}
@@ -191,13 +193,38 @@ func TestTableObjects(t *testing.T) {
 }
 
 func TestTableGeneric(t *testing.T) {
-	obj := aged(t, "ConfigMap", "metadata: {name: c}", time.Second)
-	r := &Resource{Kind: "Thing", newObject: res(t, "ConfigMap").newObject}
-	tab, err := Table(r, []Object{obj}, TableOptions{Now: tableNow})
+	r := api.NewUnstructured(api.Resource{Group: "example.bramble.dev", Version: "v1", Name: "things", Kind: "Thing", Namespaced: true})
+	obj, _, err := api.DecodeJSON(r, []byte(`{"metadata":{"name":"c"},"spec":{"a":1}}`), true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	obj.SetCreationTimestamp(metav1.NewTime(tableNow.Add(-time.Second)))
+	tab, err := Table(r, []api.Object{obj}, Options{Now: tableNow, IncludeObject: IncludeMetadata})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tab.Rows[0].Object.Raw), `"name":"c"`) {
+		t.Errorf("row object %s lacks the metadata", tab.Rows[0].Object.Raw)
 	}
 	if got := render(t, tab); got != "NAME|AGE\nc|1s" {
 		t.Errorf("got %q", got)
 	}
+}
+
+// FuzzTable prints whatever a client may store: decoding accepted it, so
+// printing it must not fail or panic.
+func FuzzTable(f *testing.F) {
+	f.Add(uint8(0), []byte(`{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]},"status":{"phase":"Running"}}`))
+	f.Add(uint8(3), []byte(`{"metadata":{"name":"d"},"spec":{"replicas":3}}`))
+	f.Fuzz(func(t *testing.T, kind uint8, body []byte) {
+		all := api.All()
+		r := all[int(kind)%len(all)]
+		obj, _, err := api.DecodeJSON(r, body, false)
+		if err != nil {
+			return
+		}
+		if _, err := Table(r, []api.Object{obj}, Options{Now: time.Unix(1e9, 0), IncludeObject: IncludeObject}); err != nil {
+			t.Fatalf("table of a decoded %s: %v", r.Kind, err)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package api
+package tables
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 func init() {
@@ -52,7 +54,7 @@ func replicas(p *int32) int64 {
 	return int64(*p)
 }
 
-func deploymentCells(obj Object, now time.Time) []any {
+func deploymentCells(obj api.Object, now time.Time) []any {
 	d := obj.(*appsv1.Deployment)
 	st := d.Status
 	cells := []any{d.Name, fmt.Sprintf("%d/%d", st.ReadyReplicas, replicas(d.Spec.Replicas)),
@@ -60,14 +62,14 @@ func deploymentCells(obj Object, now time.Time) []any {
 	return append(cells, templateCells(&d.Spec.Template.Spec, d.Spec.Selector)...)
 }
 
-func replicaSetCells(obj Object, now time.Time) []any {
+func replicaSetCells(obj api.Object, now time.Time) []any {
 	rs := obj.(*appsv1.ReplicaSet)
 	cells := []any{rs.Name, replicas(rs.Spec.Replicas), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas),
 		age(rs.CreationTimestamp, now)}
 	return append(cells, templateCells(&rs.Spec.Template.Spec, rs.Spec.Selector)...)
 }
 
-func daemonSetCells(obj Object, now time.Time) []any {
+func daemonSetCells(obj api.Object, now time.Time) []any {
 	ds := obj.(*appsv1.DaemonSet)
 	st := ds.Status
 	nodeSel := labels.FormatLabels(ds.Spec.Template.Spec.NodeSelector) // "<none>" when empty
@@ -76,7 +78,7 @@ func daemonSetCells(obj Object, now time.Time) []any {
 	return append(cells, templateCells(&ds.Spec.Template.Spec, ds.Spec.Selector)...)
 }
 
-func jobCells(obj Object, now time.Time) []any {
+func jobCells(obj api.Object, now time.Time) []any {
 	j := obj.(*batchv1.Job)
 	cells := []any{j.Name, JobStatusText(j), jobCompletions(j), jobDuration(j, now), age(j.CreationTimestamp, now)}
 	return append(cells, templateCells(&j.Spec.Template.Spec, j.Spec.Selector)...)

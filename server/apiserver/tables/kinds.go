@@ -1,4 +1,4 @@
-package api
+package tables
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 func init() {
@@ -33,12 +35,12 @@ func init() {
 	}
 }
 
-func namespaceCells(obj Object, now time.Time) []any {
+func namespaceCells(obj api.Object, now time.Time) []any {
 	ns := obj.(*corev1.Namespace)
 	return []any{ns.Name, string(ns.Status.Phase), age(ns.CreationTimestamp, now)}
 }
 
-func nodeCells(obj Object, now time.Time) []any {
+func nodeCells(obj api.Object, now time.Time) []any {
 	n := obj.(*corev1.Node)
 	info := n.Status.NodeInfo
 	return []any{n.Name, NodeStatusText(n), nodeRoles(n), age(n.CreationTimestamp, now), info.KubeletVersion,
@@ -102,17 +104,17 @@ func orUnknown(s string) string {
 	return s
 }
 
-func configMapCells(obj Object, now time.Time) []any {
+func configMapCells(obj api.Object, now time.Time) []any {
 	cm := obj.(*corev1.ConfigMap)
 	return []any{cm.Name, int64(len(cm.Data) + len(cm.BinaryData)), age(cm.CreationTimestamp, now)}
 }
 
-func secretCells(obj Object, now time.Time) []any {
+func secretCells(obj api.Object, now time.Time) []any {
 	s := obj.(*corev1.Secret)
 	return []any{s.Name, string(s.Type), int64(len(s.Data) + len(s.StringData)), age(s.CreationTimestamp, now)}
 }
 
-func eventCells(obj Object, now time.Time) []any {
+func eventCells(obj api.Object, now time.Time) []any {
 	e := obj.(*corev1.Event)
 	first := age(e.FirstTimestamp, now)
 	if e.FirstTimestamp.IsZero() {
@@ -156,7 +158,7 @@ func eventSource(e *corev1.Event) string {
 	return fmt.Sprintf("%s, %s", comp, host)
 }
 
-func leaseCells(obj Object, now time.Time) []any {
+func leaseCells(obj api.Object, now time.Time) []any {
 	l := obj.(*coordinationv1.Lease)
 	holder := ""
 	if l.Spec.HolderIdentity != nil {

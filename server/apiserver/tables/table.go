@@ -1,4 +1,7 @@
-package api
+// Package tables prints objects as the meta.k8s.io/v1 Tables kubectl
+// asks for: the built-in kinds with upstream's columns, any other kind
+// with its name and age.
+package tables
 
 import (
 	"fmt"
@@ -8,17 +11,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
-// Values of TableOptions.IncludeObject (the includeObject query parameter).
+// Values of Options.IncludeObject (the includeObject query parameter).
 const (
 	IncludeMetadata = "Metadata"
 	IncludeObject   = "Object"
 	IncludeNone     = "None"
 )
 
-// TableOptions controls Table.
-type TableOptions struct {
+// Options controls Table.
+type Options struct {
 	// Now is the time ages are measured against; zero means time.Now().
 	Now time.Time
 	// IncludeObject is "Metadata" (the default when empty), "Object" or "None".
@@ -31,14 +36,14 @@ type TableOptions struct {
 // prints: the kind's columns (priority 1 only shows with -o wide), one row per
 // object with every cell filled, and rows[].object per opts.IncludeObject. The
 // caller sets metadata.resourceVersion (and continue) on the result.
-func Table(r *Resource, objs []Object, opts TableOptions) (*metav1.Table, error) {
+func Table(r *api.Resource, objs []api.Object, opts Options) (*metav1.Table, error) {
 	opts, err := normalizeTableOptions(opts)
 	if err != nil {
 		return nil, err
 	}
 	p, ok := printers[r.Kind]
-	if !ok {
-		p = genericPrinter
+	if !ok || r.Unstructured() {
+		p = genericPrinter // a kind added at run time may share a built-in kind's name
 	}
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: metav1.SchemeGroupVersion.String()},
@@ -61,7 +66,7 @@ func Table(r *Resource, objs []Object, opts TableOptions) (*metav1.Table, error)
 	return t, nil
 }
 
-func normalizeTableOptions(opts TableOptions) (TableOptions, error) {
+func normalizeTableOptions(opts Options) (Options, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -84,7 +89,7 @@ func (p printer) columnDefinitions() []metav1.TableColumnDefinition {
 	return cols
 }
 
-func tableRow(r *Resource, p printer, obj Object, opts TableOptions) (metav1.TableRow, error) {
+func tableRow(r *api.Resource, p printer, obj api.Object, opts Options) (metav1.TableRow, error) {
 	row := metav1.TableRow{Cells: p.cells(obj, opts.Now)}
 	var embed runtime.Object
 	switch opts.IncludeObject {
@@ -92,14 +97,14 @@ func tableRow(r *Resource, p printer, obj Object, opts TableOptions) (metav1.Tab
 		m := &metav1.PartialObjectMetadata{
 			TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: metav1.SchemeGroupVersion.String()},
 		}
-		m.ObjectMeta = ObjectMetaOf(obj)
+		m.ObjectMeta = api.ObjectMetaOf(obj)
 		embed = m
 	case IncludeObject:
 		embed = obj
 	default:
 		return row, nil
 	}
-	raw, err := EncodeObject(embed)
+	raw, err := api.EncodeObject(embed)
 	if err != nil {
 		return row, fmt.Errorf("table row for %s %q: %w", r.Kind, obj.GetName(), err)
 	}
@@ -111,14 +116,14 @@ func tableRow(r *Resource, p printer, obj Object, opts TableOptions) (metav1.Tab
 // strings or int64 (metav1.TableRow deep-copies only JSON value types).
 type printer struct {
 	columns []metav1.TableColumnDefinition
-	cells   func(obj Object, now time.Time) []any
+	cells   func(obj api.Object, now time.Time) []any
 }
 
 var printers = map[string]printer{}
 
 // register adds a kind's printer; cols alternates "Name", "type" pairs,
 // with a trailing "+" on the name for -o wide (priority 1) columns.
-func register(kind string, cells func(Object, time.Time) []any, cols ...string) {
+func register(kind string, cells func(api.Object, time.Time) []any, cols ...string) {
 	p := printer{cells: cells}
 	for i := 0; i+1 < len(cols); i += 2 {
 		name, typ, prio := cols[i], cols[i+1], int32(0)
@@ -139,7 +144,7 @@ var genericPrinter = printer{
 		{Name: "Name", Type: "string", Format: "name", Description: columnHelp["Name"]},
 		{Name: "Age", Type: "string", Description: columnHelp["Age"]},
 	},
-	cells: func(obj Object, now time.Time) []any {
+	cells: func(obj api.Object, now time.Time) []any {
 		return []any{obj.GetName(), age(obj.GetCreationTimestamp(), now)}
 	},
 }
