@@ -13,6 +13,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/bramble-edge/bramble/mqtt/pahostore"
 )
 
 // BusConfig configures DialBus.
@@ -77,7 +79,7 @@ func DialBus(ctx context.Context, cfg BusConfig) (Bus, error) {
 		SetTLSConfig(cfg.TLS.Clone()).SetCleanSession(false).SetAutoReconnect(true).
 		SetConnectTimeout(cfg.Timeout).SetMaxReconnectInterval(10 * time.Second).
 		SetKeepAlive(30 * time.Second).SetProtocolVersion(4).SetOnConnectHandler(b.onConnect).
-		SetOrderMatters(true).SetStore(NewPahoStore()).
+		SetOrderMatters(true).SetStore(pahostore.New()).
 		SetConnectionLostHandler(func(_ paho.Client, err error) {
 			b.log.Warn("mqtt broker connection lost; reconnecting", "broker", broker, "err", err)
 		})

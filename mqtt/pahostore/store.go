@@ -1,4 +1,6 @@
-package mqtt
+// Package pahostore is the message store every bramble paho client uses
+// (the node's and the server's on an external broker).
+package pahostore
 
 import (
 	"bytes"
@@ -7,13 +9,13 @@ import (
 	"github.com/eclipse/paho.mqtt.golang/packets"
 )
 
-// NewPahoStore returns paho's in-memory store, except that it keeps and
+// New returns paho's in-memory store, except that it keeps and
 // hands out copies of packets. paho's own MemoryStore returns the packet
 // it was given; after a reconnect, resume() marks that packet DUP while
 // the writer of an earlier connection may still be encoding it, which the
 // race detector reports (paho.mqtt.golang issue 703). Give it to every
 // paho client with SetStore.
-func NewPahoStore() paho.Store { return &copyingStore{inner: paho.NewMemoryStore()} }
+func New() paho.Store { return &copyingStore{inner: paho.NewMemoryStore()} }
 
 type copyingStore struct {
 	inner *paho.MemoryStore

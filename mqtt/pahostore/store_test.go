@@ -1,4 +1,4 @@
-package mqtt
+package pahostore
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestPahoStoreHandsOutCopies(t *testing.T) {
-	s := NewPahoStore()
+	s := New()
 	s.Open()
 	defer s.Close()
 	pub := packets.NewControlPacket(packets.Publish).(*packets.PublishPacket)
