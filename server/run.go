@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -26,7 +26,7 @@ type Server struct {
 	Store     *datastore.SQLite
 	PKI       *pki.PKI
 	API       *API
-	Broker    *mqtt.Broker // nil with an external broker
+	Broker    *broker.Broker // nil with an external broker
 	Monitor   *nodestatus.Monitor
 	Publisher *publish.Publisher
 	Scheduler *scheduler.Scheduler // nil with --disable-scheduler

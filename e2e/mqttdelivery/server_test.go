@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bramble-edge/bramble/mqtt"
-
 	"github.com/bramble-edge/bramble/datastore"
 	nodejoin "github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
@@ -53,7 +53,7 @@ type cluster struct {
 	pub *publish.Publisher
 	bus mqtt.Bus
 	// newBus connects the server side to the broker; nil dials it as an
-	// external broker with mqtt.DialBus.
+	// external broker with broker.DialExternal.
 	newBus func() mqtt.Bus
 }
 
@@ -144,10 +144,10 @@ func (c *cluster) stopPublisher() {
 }
 
 // dialExternal connects to an external broker as the server does with
-// --mqtt-broker: mqtt.DialBus with a server identity from the cluster CA.
+// --mqtt-broker: broker.DialExternal with a server identity from the cluster CA.
 func (c *cluster) dialExternal() mqtt.Bus {
 	c.t.Helper()
-	certPEM, keyPEM, err := c.pki.NewClientCert(mqtt.DefaultServerName, []string{mqtt.ServerGroup}, time.Hour)
+	certPEM, keyPEM, err := c.pki.NewClientCert(broker.DefaultServerName, []string{broker.ServerGroup}, time.Hour)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func (c *cluster) dialExternal() mqtt.Bus {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	bus, err := mqtt.DialBus(context.Background(), mqtt.BusConfig{URL: c.broker, Logger: testLogger(),
+	bus, err := broker.DialExternal(context.Background(), broker.ExternalConfig{URL: c.broker, Logger: testLogger(),
 		TLS: &tls.Config{RootCAs: c.pki.CAPool(), Certificates: []tls.Certificate{pair}}})
 	if err != nil {
 		c.t.Fatalf("dial the external broker: %v", err)

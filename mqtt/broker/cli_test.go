@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // needBinary returns the path of a program the tests drive; a missing one
@@ -34,9 +34,9 @@ func credArgs(t testing.TB, addr, dir, clientID string) []string {
 		t.Fatalf("address %q: %v", addr, err)
 	}
 	return []string{"-h", host, "-p", port, "-V", "mqttv311", "-i", clientID,
-		"--cafile", filepath.Join(dir, mqtt.CredentialsCAFile),
-		"--cert", filepath.Join(dir, mqtt.CredentialsCertFile),
-		"--key", filepath.Join(dir, mqtt.CredentialsKeyFile)}
+		"--cafile", filepath.Join(dir, broker.CredentialsCAFile),
+		"--cert", filepath.Join(dir, broker.CredentialsCertFile),
+		"--key", filepath.Join(dir, broker.CredentialsKeyFile)}
 }
 
 // mosquittoSub is a running mosquitto_sub. Its messages are printed as

@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/bramble-edge/bramble/durable"
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // MosquittoACL is the content of the acl_file of an external mosquitto
@@ -55,13 +56,13 @@ func (a MosquittoACL) Render() ([]byte, error) {
 	if err := add(a.Nodes, validNodeName, func(n string) string { return NodeCNPrefix + n }, nodeACLRule); err != nil {
 		return nil, err
 	}
-	if err := add(a.Viewers, validViewerName, same, func(string) string { return "read " + WatchPrefix + "#" }); err != nil {
+	if err := add(a.Viewers, validViewerName, same, func(string) string { return "read " + mqtt.WatchPrefix + "#" }); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func nodeACLRule(node string) string { return "readwrite " + NodeSubtree(node) + "#" }
+func nodeACLRule(node string) string { return "readwrite " + mqtt.NodeSubtree(node) + "#" }
 
 // ParseMosquittoACL reads a file written by Render back. Anything Render
 // would not have written is an error naming the line.
@@ -118,7 +119,7 @@ func (a *MosquittoACL) addSection(user, rule string) error {
 	if err := validViewerName(user); err != nil {
 		return fmt.Errorf("user %q is neither a server, a node nor a viewer: %w", user, err)
 	}
-	if want := "read " + WatchPrefix + "#"; rule != want {
+	if want := "read " + mqtt.WatchPrefix + "#"; rule != want {
 		return fmt.Errorf("user %q: topic %q: want %q", user, rule, want)
 	}
 	a.Viewers = append(a.Viewers, user)

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // newMosquittoEnv starts mosquitto with the shipped configuration, the
@@ -25,7 +26,7 @@ func newMosquittoEnv(t *testing.T) (*brokerEnv, *mosquitto) {
 	copyFile(t, filepath.Join(ca.dir, "ca.crt"), filepath.Join(dir, "ca.crt"))
 	copyFile(t, filepath.Join(ca.dir, "serving.crt"), filepath.Join(dir, "server.crt"))
 	copyFile(t, filepath.Join(ca.dir, "serving.key"), filepath.Join(dir, "server.key"))
-	copyFile(t, "../packaging/mosquitto/acl", filepath.Join(dir, "acl"))
+	copyFile(t, "../../packaging/mosquitto/acl", filepath.Join(dir, "acl"))
 	port := freePort(t)
 	m := startMosquitto(t, dir, port)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
@@ -33,16 +34,16 @@ func newMosquittoEnv(t *testing.T) (*brokerEnv, *mosquitto) {
 	m.barrier = func(t testing.TB) { busPublish(t, bus, mqtt.Prefix+"/barrier", 1, "") }
 	env := &brokerEnv{addr: addr, ca: ca, bus: bus,
 		addNode: func(t testing.TB, node string) tls.Certificate {
-			m.updateACL(t, func(a *mqtt.MosquittoACL) { a.Nodes = append(a.Nodes, node) })
+			m.updateACL(t, func(a *broker.MosquittoACL) { a.Nodes = append(a.Nodes, node) })
 			return ca.nodeCert(t, node)
 		},
 		addViewer: func(t testing.TB, name string) string {
 			d := viewerCredentials(t, ca, name)
-			m.updateACL(t, func(a *mqtt.MosquittoACL) { a.Viewers = append(a.Viewers, name) })
+			m.updateACL(t, func(a *broker.MosquittoACL) { a.Viewers = append(a.Viewers, name) })
 			return d
 		},
 		revoke: func(t testing.TB, node string) {
-			m.updateACL(t, func(a *mqtt.MosquittoACL) {
+			m.updateACL(t, func(a *broker.MosquittoACL) {
 				a.Nodes = slices.DeleteFunc(a.Nodes, func(n string) bool { return n == node })
 			})
 		},
@@ -56,9 +57,9 @@ func TestMosquittoIsolation(t *testing.T) {
 	runIsolationSuite(t, env)
 }
 
-// TestDialBusResubscribesAfterRestart: the server's Bus outlives a broker
+// TestDialExternalResubscribesAfterRestart: the server's Bus outlives a broker
 // restart and gets its subscriptions back.
-func TestDialBusResubscribesAfterRestart(t *testing.T) {
+func TestDialExternalResubscribesAfterRestart(t *testing.T) {
 	env, m := newMosquittoEnv(t)
 	in := newInbox()
 	if err := env.bus.Subscribe(mqtt.Prefix+"/nodes/+/status", 1, in.add); err != nil {
@@ -87,11 +88,11 @@ func TestDialBusResubscribesAfterRestart(t *testing.T) {
 	busPublish(t, env.bus, mqtt.DesiredTopic("pi-1"), 1, "after-restart") // publishing works again too
 }
 
-func TestDialBusRefusesBadConfig(t *testing.T) {
+func TestDialExternalRefusesBadConfig(t *testing.T) {
 	ca := newTestCA(t)
-	cert := ca.clientCert(t, mqtt.DefaultServerName, mqtt.ServerGroup)
+	cert := ca.clientCert(t, broker.DefaultServerName, broker.ServerGroup)
 	good := clientTLS(ca.CAPool(), &cert)
-	cases := map[string]mqtt.BusConfig{
+	cases := map[string]broker.ExternalConfig{
 		"plain mqtt":   {URL: "mqtt://127.0.0.1:1883", TLS: good},
 		"no host":      {URL: "mqtts://", TLS: good},
 		"path":         {URL: "mqtts://h:1/x", TLS: good},
@@ -103,11 +104,11 @@ func TestDialBusRefusesBadConfig(t *testing.T) {
 	}
 	for name, cfg := range cases {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLong)
-		bus, err := mqtt.DialBus(ctx, cfg)
+		bus, err := broker.DialExternal(ctx, cfg)
 		cancel()
 		if err == nil {
 			_ = bus.Close()
-			t.Errorf("%s: DialBus succeeded, want an error", name)
+			t.Errorf("%s: DialExternal succeeded, want an error", name)
 		} else if !strings.Contains(err.Error(), "mqtt") {
 			t.Errorf("%s: got %v, want an error that says it is about MQTT", name, err)
 		}

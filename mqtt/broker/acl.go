@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"crypto/x509"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // Certificate subjects the broker knows. The cluster CA issues node
@@ -131,7 +133,7 @@ func (id identity) mayWrite(topic string) bool {
 	if id.kind != kindNode || strings.ContainsAny(topic, "+#") {
 		return false
 	}
-	return under(topic, NodeSubtree(id.name))
+	return under(topic, mqtt.NodeSubtree(id.name))
 }
 
 // mayRead reports whether id may subscribe to filter (or receive a message
@@ -142,9 +144,9 @@ func (id identity) mayWrite(topic string) bool {
 func (id identity) mayRead(filter string) bool {
 	switch id.kind {
 	case kindNode:
-		return under(filter, NodeSubtree(id.name))
+		return under(filter, mqtt.NodeSubtree(id.name))
 	case kindViewer:
-		return under(filter, WatchPrefix)
+		return under(filter, mqtt.WatchPrefix)
 	}
 	return false
 }
@@ -152,7 +154,7 @@ func (id identity) mayRead(filter string) bool {
 // mayRetain reports whether id may leave a retained message on topic: a
 // node only its presence.
 func (id identity) mayRetain(topic string) bool {
-	return id.kind == kindNode && topic == PresenceTopic(id.name)
+	return id.kind == kindNode && topic == mqtt.PresenceTopic(id.name)
 }
 
 // under reports whether s lies strictly below prefix (which ends in "/").

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"crypto/tls"
@@ -9,39 +9,39 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 func TestCreateViewerCredentials(t *testing.T) {
 	ca := newTestCA(t)
 	dir := filepath.Join(t.TempDir(), "alice")
-	if err := mqtt.CreateViewerCredentials(ca, "alice", dir, 48*time.Hour); err != nil {
+	if err := broker.CreateViewerCredentials(ca, "alice", dir, 48*time.Hour); err != nil {
 		t.Fatalf("CreateViewerCredentials: %v", err)
 	}
-	modes := map[string]os.FileMode{".": 0o700 | os.ModeDir, mqtt.CredentialsCAFile: 0o644,
-		mqtt.CredentialsCertFile: 0o644, mqtt.CredentialsKeyFile: 0o600}
+	modes := map[string]os.FileMode{".": 0o700 | os.ModeDir, broker.CredentialsCAFile: 0o644,
+		broker.CredentialsCertFile: 0o644, broker.CredentialsKeyFile: 0o600}
 	for f, want := range modes {
 		st, err := os.Stat(filepath.Join(dir, f))
 		if err != nil || st.Mode() != want {
 			t.Errorf("%s: got mode %v (%v), want %v", f, st.Mode(), err, want)
 		}
 	}
-	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, mqtt.CredentialsCertFile), filepath.Join(dir, mqtt.CredentialsKeyFile))
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, broker.CredentialsCertFile), filepath.Join(dir, broker.CredentialsKeyFile))
 	if err != nil {
 		t.Fatalf("load written pair: %v", err)
 	}
 	subj := pair.Leaf.Subject
-	if subj.CommonName != "alice" || !slices.Equal(subj.Organization, []string{mqtt.ViewerGroup}) {
-		t.Errorf("subject: got CN=%q O=%q, want CN=alice O=%q", subj.CommonName, subj.Organization, mqtt.ViewerGroup)
+	if subj.CommonName != "alice" || !slices.Equal(subj.Organization, []string{broker.ViewerGroup}) {
+		t.Errorf("subject: got CN=%q O=%q, want CN=alice O=%q", subj.CommonName, subj.Organization, broker.ViewerGroup)
 	}
 	if ttl := time.Until(pair.Leaf.NotAfter); ttl > 49*time.Hour || ttl < 47*time.Hour {
 		t.Errorf("validity left: got %s, want about 48h", ttl)
 	}
-	caPEM, _ := os.ReadFile(filepath.Join(dir, mqtt.CredentialsCAFile))
+	caPEM, _ := os.ReadFile(filepath.Join(dir, broker.CredentialsCAFile))
 	if string(caPEM) != string(ca.CACertPEM()) {
 		t.Error("ca.crt: got something else than the cluster CA")
 	}
-	err = mqtt.CreateViewerCredentials(ca, "alice", dir, 0)
+	err = broker.CreateViewerCredentials(ca, "alice", dir, 0)
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second write into %s: got %v, want an 'already exists' error", dir, err)
 	}
@@ -50,35 +50,35 @@ func TestCreateViewerCredentials(t *testing.T) {
 func TestCreateCredentialsRefusesBadNames(t *testing.T) {
 	ca := newTestCA(t)
 	for _, name := range []string{"", "Alice", "system:viewer", "admin", "a.b", "-a", "a_b", strings.Repeat("a", 64)} {
-		err := mqtt.CreateViewerCredentials(ca, name, filepath.Join(t.TempDir(), "x"), 0)
+		err := broker.CreateViewerCredentials(ca, name, filepath.Join(t.TempDir(), "x"), 0)
 		if err == nil || !strings.Contains(err.Error(), "viewer name") {
 			t.Errorf("viewer %q: got %v, want an error about the viewer name", name, err)
 		}
 	}
 	for _, name := range []string{"bramble-server", "bramble:server:", "bramble:server:A", "alice"} {
-		err := mqtt.CreateServerCredentials(ca, name, filepath.Join(t.TempDir(), "x"), 0)
+		err := broker.CreateServerCredentials(ca, name, filepath.Join(t.TempDir(), "x"), 0)
 		if err == nil || !strings.Contains(err.Error(), "server name") {
 			t.Errorf("server %q: got %v, want an error about the server name", name, err)
 		}
 	}
-	if err := mqtt.CreateViewerCredentials(ca, "bob", filepath.Join(t.TempDir(), "x"), -time.Second); err == nil {
+	if err := broker.CreateViewerCredentials(ca, "bob", filepath.Join(t.TempDir(), "x"), -time.Second); err == nil {
 		t.Error("negative ttl: got no error")
 	}
 }
 
 func TestCreateServerCredentials(t *testing.T) {
 	ca := newTestCA(t)
-	for name, want := range map[string]string{"": mqtt.DefaultServerName, "bramble:server:srv-2": "bramble:server:srv-2"} {
+	for name, want := range map[string]string{"": broker.DefaultServerName, "bramble:server:srv-2": "bramble:server:srv-2"} {
 		dir := filepath.Join(t.TempDir(), "srv")
-		if err := mqtt.CreateServerCredentials(ca, name, dir, 0); err != nil {
+		if err := broker.CreateServerCredentials(ca, name, dir, 0); err != nil {
 			t.Fatalf("CreateServerCredentials(%q): %v", name, err)
 		}
-		pair, err := tls.LoadX509KeyPair(filepath.Join(dir, mqtt.CredentialsCertFile), filepath.Join(dir, mqtt.CredentialsKeyFile))
+		pair, err := tls.LoadX509KeyPair(filepath.Join(dir, broker.CredentialsCertFile), filepath.Join(dir, broker.CredentialsKeyFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := pair.Leaf.Subject; s.CommonName != want || !slices.Equal(s.Organization, []string{mqtt.ServerGroup}) {
-			t.Errorf("name %q: got CN=%q O=%q, want CN=%q O=%q", name, s.CommonName, s.Organization, want, mqtt.ServerGroup)
+		if s := pair.Leaf.Subject; s.CommonName != want || !slices.Equal(s.Organization, []string{broker.ServerGroup}) {
+			t.Errorf("name %q: got CN=%q O=%q, want CN=%q O=%q", name, s.CommonName, s.Organization, want, broker.ServerGroup)
 		}
 	}
 }

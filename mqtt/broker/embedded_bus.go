@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"context"
@@ -9,14 +9,9 @@ import (
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/packets"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
-
-// ErrBusClosed is returned by a Bus used after Close.
-var ErrBusClosed = errors.New("mqtt bus closed")
-
-// ErrBusDisconnected: an external broker is not connected right now; the
-// bus reconnects by itself.
-var ErrBusDisconnected = errors.New("mqtt bus not connected to the broker")
 
 // inlineBus is the server's Bus on the embedded broker: mochi's inline
 // client, in process, exempt from the ACLs. Publish delivers to local
@@ -35,11 +30,11 @@ type inlineBus struct {
 
 // Bus returns a Bus over the broker's inline client. Each call returns a
 // new Bus; Close removes only that Bus's subscriptions.
-func (b *Broker) Bus() Bus {
+func (b *Broker) Bus() mqtt.Bus {
 	return &inlineBus{broker: b, subs: map[int]string{}}
 }
 
-var _ Bus = (*inlineBus)(nil)
+var _ mqtt.Bus = (*inlineBus)(nil)
 
 func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retained bool, payload []byte) error {
 	if err := ctx.Err(); err != nil {
@@ -49,7 +44,7 @@ func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retaine
 		return err
 	}
 	if b.isClosed() || b.broker.stopped.Load() {
-		return fmt.Errorf("publish %s: %w", topic, ErrBusClosed)
+		return fmt.Errorf("publish %s: %w", topic, mqtt.ErrBusClosed)
 	}
 	if err := b.broker.server.Publish(topic, payload, retained, qos); err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
@@ -64,7 +59,7 @@ func (b *inlineBus) Subscribe(filter string, qos byte, handler func(topic string
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return fmt.Errorf("subscribe %q: %w", filter, ErrBusClosed)
+		return fmt.Errorf("subscribe %q: %w", filter, mqtt.ErrBusClosed)
 	}
 	id := int(b.broker.subID.Add(1))
 	fn := func(_ *mochi.Client, _ packets.Subscription, pk packets.Packet) { handler(pk.TopicName, pk.Payload) }

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // BenchmarkEmbeddedFanout: one message from the server's Bus to n TLS
@@ -26,7 +27,7 @@ func benchFanout(b *testing.B, n int) {
 	topic := mqtt.WatchTopic("configmaps", "default", "cm")
 	for i := range n {
 		name := fmt.Sprintf("viewer-%d", i)
-		o := pahoOptions(env.addr, name, clientTLS(env.ca.CAPool(), ptr(env.ca.clientCert(b, name, mqtt.ViewerGroup))), nil)
+		o := pahoOptions(env.addr, name, clientTLS(env.ca.CAPool(), ptr(env.ca.clientCert(b, name, broker.ViewerGroup))), nil)
 		o.SetDefaultPublishHandler(func(paho.Client, paho.Message) {
 			got.Add(1)
 			wg.Done()

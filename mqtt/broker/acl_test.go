@@ -1,10 +1,12 @@
-package mqtt
+package broker
 
 import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
 	"testing"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 func certWith(cn string, orgs ...string) *x509.Certificate {
@@ -89,8 +91,8 @@ func TestTopicRules(t *testing.T) {
 			t.Errorf("%s may write %q: got %v, want %v", c.id.key(), c.topic, got, c.write)
 		}
 	}
-	if !node.mayRetain(PresenceTopic("pi-1")) || node.mayRetain(StatusTopic("pi-1")) ||
-		node.mayRetain(PresenceTopic("pi-2")) || viewer.mayRetain(WatchPrefix+"x") {
+	if !node.mayRetain(mqtt.PresenceTopic("pi-1")) || node.mayRetain(mqtt.StatusTopic("pi-1")) ||
+		node.mayRetain(mqtt.PresenceTopic("pi-2")) || viewer.mayRetain(mqtt.WatchPrefix+"x") {
 		t.Error("retain: want only the node's own presence topic")
 	}
 }

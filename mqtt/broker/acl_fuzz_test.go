@@ -1,8 +1,10 @@
-package mqtt
+package broker
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // matches reports whether MQTT filter matches topic (3.1.1 section 4.7).
@@ -42,7 +44,7 @@ func FuzzTopicACL(f *testing.F) {
 			return
 		}
 		if id.mayWrite(topic) {
-			if n, ok := NodeOfTopic(topic); !ok || n != name || strings.ContainsAny(topic, "+#") {
+			if n, ok := mqtt.NodeOfTopic(topic); !ok || n != name || strings.ContainsAny(topic, "+#") {
 				t.Fatalf("node %q may write %q, outside its subtree", name, topic)
 			}
 		}
@@ -50,15 +52,15 @@ func FuzzTopicACL(f *testing.F) {
 		if viewer.mayWrite(topic) {
 			t.Fatalf("viewer may write %q", topic)
 		}
-		if id.mayRead(filter) && matches(filter, topic) && topic != strings.TrimSuffix(NodeSubtree(name), "/") {
-			if n, ok := NodeOfTopic(topic); !ok || n != name {
+		if id.mayRead(filter) && matches(filter, topic) && topic != strings.TrimSuffix(mqtt.NodeSubtree(name), "/") {
+			if n, ok := mqtt.NodeOfTopic(topic); !ok || n != name {
 				t.Fatalf("node %q may subscribe %q, which matches %q", name, filter, topic)
 			}
 		}
 		// A trailing # also matches its parent level: bramble/v1/watch
 		// itself, and a node's bare bramble/v1/nodes/<name>; only the server
 		// can publish there.
-		if viewer.mayRead(filter) && matches(filter, topic) && !strings.HasPrefix(topic, WatchPrefix) && topic+"/" != WatchPrefix {
+		if viewer.mayRead(filter) && matches(filter, topic) && !strings.HasPrefix(topic, mqtt.WatchPrefix) && topic+"/" != mqtt.WatchPrefix {
 			t.Fatalf("viewer may subscribe %q, which matches %q", filter, topic)
 		}
 	})

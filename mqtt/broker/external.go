@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"context"
@@ -14,11 +14,12 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/pahostore"
 )
 
-// BusConfig configures DialBus.
-type BusConfig struct {
+// ExternalConfig configures DialExternal.
+type ExternalConfig struct {
 	// URL of the external broker: mqtts://HOST[:PORT] (port 8883 when
 	// omitted). Plain mqtt:// is refused: identities are certificates.
 	URL string
@@ -52,12 +53,12 @@ type pahoSub struct {
 	handler paho.MessageHandler
 }
 
-var _ Bus = (*pahoBus)(nil)
+var _ mqtt.Bus = (*pahoBus)(nil)
 
-// DialBus connects to an external broker and returns a Bus over it; it
+// DialExternal connects to an external broker and returns a Bus over it; it
 // reconnects by itself until Close. It fails when the first connection does
 // not succeed within ctx and cfg.Timeout.
-func DialBus(ctx context.Context, cfg BusConfig) (Bus, error) {
+func DialExternal(ctx context.Context, cfg ExternalConfig) (mqtt.Bus, error) {
 	broker, err := brokerURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -158,13 +159,13 @@ func (b *pahoBus) Publish(ctx context.Context, topic string, qos byte, retained 
 		return err
 	}
 	if b.isClosed() {
-		return fmt.Errorf("publish %s: %w", topic, ErrBusClosed)
+		return fmt.Errorf("publish %s: %w", topic, mqtt.ErrBusClosed)
 	}
 	// Fail at once while reconnecting instead of waiting on a token that
 	// only completes after the reconnect: the publisher then catches the
 	// node up from its acknowledged revision.
 	if !b.client.IsConnectionOpen() {
-		return fmt.Errorf("publish %s: %w", topic, ErrBusDisconnected)
+		return fmt.Errorf("publish %s: %w", topic, mqtt.ErrBusDisconnected)
 	}
 	if err := waitToken(ctx, b.client.Publish(topic, qos, retained, payload), 0); err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
@@ -183,7 +184,7 @@ func (b *pahoBus) Subscribe(filter string, qos byte, handler func(topic string, 
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
-		return fmt.Errorf("subscribe %q: %w", filter, ErrBusClosed)
+		return fmt.Errorf("subscribe %q: %w", filter, mqtt.ErrBusClosed)
 	}
 	b.subs[filter] = s
 	b.mu.Unlock()

@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 // SessionOpen reports whether the broker holds an open session for client
 // id; tests wait on it to know a client's packets were all processed.

@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"context"
@@ -29,7 +29,7 @@ type tlsListener struct {
 	entered sync.WaitGroup // connections passed to the broker, until its first read
 }
 
-// connLimits are the per-connection bounds of BrokerConfig.
+// connLimits are the per-connection bounds of Config.
 type connLimits struct {
 	queueBytes       int
 	writeTimeout     time.Duration

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"crypto/tls"

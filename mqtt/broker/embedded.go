@@ -1,4 +1,11 @@
-package mqtt
+// Package broker is the server's side of MQTT: either the embedded broker
+// (mochi-mqtt, embedded*.go) with bramble's identities and topic rules
+// (acl.go) and its in-process Bus, or a Bus dialled to an external broker
+// (mosquitto, external.go) with the ACL file mosquitto reads
+// (mosquitto_acl.go); and the client credentials of viewers and servers.
+// Nodes never link it: their side is mqtt/client, and what both sides
+// agree on is package mqtt.
+package broker
 
 import (
 	"context"
@@ -15,8 +22,8 @@ import (
 	"github.com/mochi-mqtt/server/v2/packets"
 )
 
-// BrokerConfig configures the embedded broker; zero values get defaults.
-type BrokerConfig struct {
+// Config configures the embedded broker; zero values get defaults.
+type Config struct {
 	// Addr is the listen address, default ":8883".
 	Addr string
 	// TLS carries the broker's serving certificate and, in ClientCAs, the
@@ -43,7 +50,7 @@ type BrokerConfig struct {
 	HandshakeTimeout time.Duration
 }
 
-func (c *BrokerConfig) setDefaults() {
+func (c *Config) setDefaults() {
 	if c.Addr == "" {
 		c.Addr = ":8883"
 	}
@@ -65,9 +72,9 @@ func setDefault[T int | time.Duration](v *T, def T) {
 }
 
 // Broker is the embedded MQTT broker (mochi-mqtt) with bramble's identities
-// and topic rules. Create it with NewBroker, then Start and Stop it.
+// and topic rules. Create it with New, then Start and Stop it.
 type Broker struct {
-	cfg      BrokerConfig
+	cfg      Config
 	tls      *tls.Config
 	server   *mochi.Server
 	hook     *authHook
@@ -77,8 +84,8 @@ type Broker struct {
 	stopped  atomic.Bool
 }
 
-// NewBroker checks cfg and builds the broker; it does not listen yet.
-func NewBroker(cfg BrokerConfig) (*Broker, error) {
+// New checks cfg and builds the broker; it does not listen yet.
+func New(cfg Config) (*Broker, error) {
 	cfg.setDefaults()
 	tlsCfg, err := brokerTLS(cfg.TLS)
 	if err != nil {
@@ -134,7 +141,7 @@ func mqttTLS(c *tls.Config) *tls.Config {
 // aliases (they would let a publish skip the topic ACL), no shared
 // subscriptions, no forced expiry of retained presence messages, sessions
 // of disconnected clients kept for an hour.
-func capabilities(cfg BrokerConfig) *mochi.Capabilities {
+func capabilities(cfg Config) *mochi.Capabilities {
 	c := mochi.NewDefaultServerCapabilities()
 	c.MaximumInflight = uint16(min(cfg.MaxInflight, 65535))
 	c.MaximumClientWritesPending = int32(cfg.MaxPendingPackets)

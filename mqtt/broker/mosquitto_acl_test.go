@@ -1,4 +1,4 @@
-package mqtt
+package broker
 
 import (
 	"os"
@@ -58,7 +58,7 @@ func TestMosquittoACLErrors(t *testing.T) {
 }
 
 func TestShippedMosquittoACL(t *testing.T) {
-	data, err := os.ReadFile("../packaging/mosquitto/acl")
+	data, err := os.ReadFile("../../packaging/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"bytes"
@@ -11,20 +11,21 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // TestEmbeddedSlowSubscriberDoesNotDelayOthers: a client that subscribes at
 // QoS 1 and then never reads its socket must neither hold up the server's
 // publishing nor another subscriber's delivery; the broker cuts it off.
 func TestEmbeddedSlowSubscriberDoesNotDelayOthers(t *testing.T) {
-	env := newEmbedded(t, func(c *mqtt.BrokerConfig) { c.QueueBytes = 1 << 20 })
+	env := newEmbedded(t, func(c *broker.Config) { c.QueueBytes = 1 << 20 })
 	topic := mqtt.WatchTopic("configmaps", "default", "big")
 
 	stuck := rawSubscribe(t, env, "stuck", mqtt.WatchPrefix+"#")
 	defer stuck.Close()
 
 	fast := newInbox()
-	fc := mustDial(t, pahoOptions(env.addr, "fast", clientTLS(env.ca.CAPool(), ptr(env.ca.clientCert(t, "fast", mqtt.ViewerGroup))), fast))
+	fc := mustDial(t, pahoOptions(env.addr, "fast", clientTLS(env.ca.CAPool(), ptr(env.ca.clientCert(t, "fast", broker.ViewerGroup))), fast))
 	subscribe(t, fc, mqtt.WatchPrefix+"#")
 
 	// Rounds the fast subscriber keeps up with (each well under its queue
@@ -60,7 +61,7 @@ func rawSubscribe(t *testing.T, env *embedded, name, filter string) net.Conn {
 		t.Fatal(err)
 	}
 	_ = raw.(*net.TCPConn).SetReadBuffer(4 << 10)
-	cert := env.ca.clientCert(t, name, mqtt.ViewerGroup)
+	cert := env.ca.clientCert(t, name, broker.ViewerGroup)
 	c := tls.Client(raw, clientTLS(env.ca.CAPool(), &cert))
 	_ = c.SetDeadline(time.Now().Add(waitLong))
 	connect := append([]byte{0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60}, mqttString(name)...)
@@ -105,7 +106,7 @@ func packet(typ byte, body []byte) []byte {
 // unacknowledged QoS 1 messages is disconnected, even when its socket still
 // takes bytes.
 func TestEmbeddedCutsOffClientThatNeverAcks(t *testing.T) {
-	env := newEmbedded(t, func(c *mqtt.BrokerConfig) { c.MaxInflight = 16 })
+	env := newEmbedded(t, func(c *broker.Config) { c.MaxInflight = 16 })
 	stuck := rawSubscribe(t, env, "no-acks", mqtt.WatchPrefix+"#")
 	defer stuck.Close()
 	for i := range 17 {
@@ -117,13 +118,13 @@ func TestEmbeddedCutsOffClientThatNeverAcks(t *testing.T) {
 // TestEmbeddedTimesOutSilentConnections: a connection that does not
 // complete the handshake, or sends no CONNECT after it, is closed.
 func TestEmbeddedTimesOutSilentConnections(t *testing.T) {
-	env := newEmbedded(t, func(c *mqtt.BrokerConfig) { c.HandshakeTimeout = 300 * time.Millisecond })
+	env := newEmbedded(t, func(c *broker.Config) { c.HandshakeTimeout = 300 * time.Millisecond })
 	raw, err := net.Dial("tcp", env.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	cert := env.ca.clientCert(t, "quiet", mqtt.ViewerGroup)
+	cert := env.ca.clientCert(t, "quiet", broker.ViewerGroup)
 	tc, err := tls.Dial("tcp", env.addr, clientTLS(env.ca.CAPool(), &cert))
 	if err != nil {
 		t.Fatalf("TLS handshake: %v", err)

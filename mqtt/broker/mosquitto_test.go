@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"bufio"
@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // shippedConfig is the mosquitto configuration bramble ships.
-const shippedConfig = "../packaging/mosquitto/bramble.conf"
+const shippedConfig = "../../packaging/mosquitto/bramble.conf"
 
 // mosquitto is Debian's mosquitto started by the test with the shipped
 // configuration, only its paths and port changed.
@@ -175,13 +176,13 @@ func (m *mosquitto) countLocked(substr string) int {
 // logs the reload before it reads the file and forgets a SIGHUP that comes
 // while it reloads; since it runs one thread, a request it answers after
 // the log line comes after the reload completed.
-func (m *mosquitto) updateACL(t testing.TB, change func(*mqtt.MosquittoACL)) {
+func (m *mosquitto) updateACL(t testing.TB, change func(*broker.MosquittoACL)) {
 	t.Helper()
-	if err := mqtt.UpdateMosquittoACL(filepath.Join(m.dir, "acl"), change); err != nil {
+	if err := broker.UpdateMosquittoACL(filepath.Join(m.dir, "acl"), change); err != nil {
 		t.Fatalf("update ACL: %v", err)
 	}
 	n := m.count("Reloading config")
-	if err := mqtt.ReloadMosquitto(m.pidFile); err != nil {
+	if err := broker.ReloadMosquitto(m.pidFile); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
 	m.waitLog(t, "Reloading config", n+1)
@@ -214,18 +215,18 @@ func copyFile(t testing.TB, from, to string) {
 func serverBus(t testing.TB, ca *testCA, addr string) mqtt.Bus {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "server")
-	if err := mqtt.CreateServerCredentials(ca, "", dir, time.Hour); err != nil {
+	if err := broker.CreateServerCredentials(ca, "", dir, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, mqtt.CredentialsCertFile), filepath.Join(dir, mqtt.CredentialsKeyFile))
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, broker.CredentialsCertFile), filepath.Join(dir, broker.CredentialsKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
-	bus, err := mqtt.DialBus(ctx, mqtt.BusConfig{URL: "mqtts://" + addr, TLS: clientTLS(ca.CAPool(), &pair), Logger: testLogger(t)})
+	bus, err := broker.DialExternal(ctx, broker.ExternalConfig{URL: "mqtts://" + addr, TLS: clientTLS(ca.CAPool(), &pair), Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("DialBus: %v", err)
+		t.Fatalf("DialExternal: %v", err)
 	}
 	t.Cleanup(func() { _ = bus.Close() })
 	return bus

@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // brokerEnv is a broker under test, embedded or external, with what the
@@ -65,21 +66,21 @@ func (r *certRegistry) check(node string, cert *x509.Certificate) error {
 // embedded is an embedded broker on a loopback port with a real CA.
 type embedded struct {
 	*brokerEnv
-	broker *mqtt.Broker
+	broker *broker.Broker
 	reg    *certRegistry
 }
 
-func newEmbedded(t testing.TB, tune func(*mqtt.BrokerConfig)) *embedded {
+func newEmbedded(t testing.TB, tune func(*broker.Config)) *embedded {
 	t.Helper()
 	ca := newTestCA(t)
 	reg := &certRegistry{serials: map[string]string{}}
-	cfg := mqtt.BrokerConfig{Addr: "127.0.0.1:0", TLS: ca.servingTLS(), CertCheck: reg.check, Logger: testLogger(t)}
+	cfg := broker.Config{Addr: "127.0.0.1:0", TLS: ca.servingTLS(), CertCheck: reg.check, Logger: testLogger(t)}
 	if tune != nil {
 		tune(&cfg)
 	}
-	b, err := mqtt.NewBroker(cfg)
+	b, err := broker.New(cfg)
 	if err != nil {
-		t.Fatalf("NewBroker: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	if err := b.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -112,7 +113,7 @@ func newEmbedded(t testing.TB, tune func(*mqtt.BrokerConfig)) *embedded {
 func viewerCredentials(t testing.TB, ca *testCA, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	if err := mqtt.CreateViewerCredentials(ca, name, dir, time.Hour); err != nil {
+	if err := broker.CreateViewerCredentials(ca, name, dir, time.Hour); err != nil {
 		t.Fatalf("CreateViewerCredentials: %v", err)
 	}
 	return dir

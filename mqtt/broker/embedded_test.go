@@ -1,4 +1,4 @@
-package mqtt_test
+package broker_test
 
 import (
 	"crypto/tls"
@@ -11,6 +11,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 func TestEmbeddedBrokerIsolation(t *testing.T) {
@@ -27,7 +28,7 @@ func TestEmbeddedRefusesAtConnect(t *testing.T) {
 	env.addNode(t, "pi-replaced") // a newer join
 	revoked := env.addNode(t, "pi-revoked")
 	env.reg.revoke("pi-revoked")
-	viewer := env.ca.clientCert(t, "alice", mqtt.ViewerGroup)
+	viewer := env.ca.clientCert(t, "alice", broker.ViewerGroup)
 	willOther := pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.addNode(t, "pi-1"))), nil)
 	willOther.SetWill(mqtt.PresenceTopic("pi-2"), "offline", 1, true)
 	willRetain := pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.addNode(t, "pi-1"))), nil)
@@ -43,9 +44,9 @@ func TestEmbeddedRefusesAtConnect(t *testing.T) {
 		"viewer, wrong ID":      pahoOptions(env.addr, "bob", clientTLS(roots, &viewer), nil),
 		"revoked node":          pahoOptions(env.addr, "pi-revoked", clientTLS(roots, &revoked), nil),
 		"replaced certificate":  pahoOptions(env.addr, "pi-replaced", clientTLS(roots, &replaced), nil),
-		"node CN without group": pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.ca.clientCert(t, mqtt.NodeCNPrefix+"pi-1"))), nil),
+		"node CN without group": pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.ca.clientCert(t, broker.NodeCNPrefix+"pi-1"))), nil),
 		"admin certificate":     pahoOptions(env.addr, "admin", clientTLS(roots, ptr(env.ca.clientCert(t, "admin", "system:masters"))), nil),
-		"server identity":       pahoOptions(env.addr, mqtt.DefaultServerName, clientTLS(roots, ptr(env.ca.clientCert(t, mqtt.DefaultServerName, mqtt.ServerGroup))), nil),
+		"server identity":       pahoOptions(env.addr, broker.DefaultServerName, clientTLS(roots, ptr(env.ca.clientCert(t, broker.DefaultServerName, broker.ServerGroup))), nil),
 		"will on another node":  willOther,
 		"retained will":         willRetain,
 	}
@@ -115,12 +116,12 @@ func TestNewBrokerRefusesIncompleteTLS(t *testing.T) {
 	noCert := ca.servingTLS()
 	noCert.Certificates = nil
 	for name, cfg := range map[string]*tls.Config{"nil": nil, "no ClientCAs": noCAs, "no certificate": noCert} {
-		_, err := mqtt.NewBroker(mqtt.BrokerConfig{TLS: cfg})
+		_, err := broker.New(broker.Config{TLS: cfg})
 		if err == nil || !strings.Contains(err.Error(), "TLS") {
 			t.Errorf("%s: got %v, want an error about TLS", name, err)
 		}
 	}
-	b, err := mqtt.NewBroker(mqtt.BrokerConfig{Addr: "256.0.0.1:1", TLS: ca.servingTLS()})
+	b, err := broker.New(broker.Config{Addr: "256.0.0.1:1", TLS: ca.servingTLS()})
 	if err != nil {
 		t.Fatal(err)
 	}
