@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"encoding/json"
@@ -72,7 +72,7 @@ func (c Credentials) Merge(other Credentials) Credentials {
 
 // lookupAuth finds the login for an endpoint host: the pod's credentials
 // first (never sent to a mirror of another host), then the registries file's.
-func (r RegistriesConfig) lookupAuth(creds Credentials, host string) (string, string, error) {
+func (r Config) lookupAuth(creds Credentials, host string) (string, string, error) {
 	if a, ok := creds[registryKey(host)]; ok {
 		return a.credentials()
 	}

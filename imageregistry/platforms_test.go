@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"context"
@@ -50,8 +50,8 @@ func settle(t testing.TB, c *PlatformCache, image string) ([]string, bool) {
 
 // mirrorTo points the registry host "registry.test.invalid" at r over
 // plain HTTP, as a registries.yaml mirror does.
-func mirrorTo(r *ociRegistry) RegistriesConfig {
-	return RegistriesConfig{Mirrors: map[string]Mirror{"registry.test.invalid": {Endpoints: []string{r.URL}}}}
+func mirrorTo(r *ociRegistry) Config {
+	return Config{Mirrors: map[string]Mirror{"registry.test.invalid": {Endpoints: []string{r.URL}}}}
 }
 
 func TestPlatformCacheReadsIndexesAndManifests(t *testing.T) {
@@ -59,7 +59,7 @@ func TestPlatformCacheReadsIndexesAndManifests(t *testing.T) {
 	reg.pushIndex(t, "team/multi", "1", linuxArm64, linuxArmV7)
 	single := reg.pushImage(t, "team/pi3", "1", linuxArmV7)
 	reg.pushIndex(t, "library/busybox", "latest", linuxAmd64)
-	c := startPlatformCache(t, PlatformCacheConfig{Registries: RegistriesConfig{
+	c := startPlatformCache(t, PlatformCacheConfig{Registries: Config{
 		Mirrors: map[string]Mirror{"registry.test.invalid": {Endpoints: []string{reg.URL}}, "docker.io": {Endpoints: []string{reg.URL}}}}})
 	tests := []struct {
 		image string
@@ -115,8 +115,8 @@ func TestPlatformCacheUsesRegistryLogins(t *testing.T) {
 	if got, known := settle(t, anonymous, image); known {
 		t.Errorf("without a login: got %v, want no answer", got)
 	}
-	withLogin := startPlatformCache(t, PlatformCacheConfig{Registries: RegistriesConfig{
-		Configs: map[string]RegistryConfig{reg.host(): {Auth: &AuthConfig{Username: "pi", Password: "secret"}}}}})
+	withLogin := startPlatformCache(t, PlatformCacheConfig{Registries: Config{
+		Configs: map[string]HostConfig{reg.host(): {Auth: &AuthConfig{Username: "pi", Password: "secret"}}}}})
 	if got, known := settle(t, withLogin, image); !known || !slices.Equal(got, []string{"linux/arm/v7"}) {
 		t.Errorf("with the registries file's login: got %v (known %v), want [linux/arm/v7]", got, known)
 	}
@@ -198,7 +198,7 @@ func silentListener(t testing.TB) net.Listener {
 
 func TestPlatformCacheGivesUpOnSilentRegistry(t *testing.T) {
 	l := silentListener(t)
-	c := startPlatformCache(t, PlatformCacheConfig{Timeout: 300 * time.Millisecond, Registries: RegistriesConfig{
+	c := startPlatformCache(t, PlatformCacheConfig{Timeout: 300 * time.Millisecond, Registries: Config{
 		Mirrors: map[string]Mirror{"registry.test.invalid": {Endpoints: []string{"http://" + l.Addr().String()}}}}})
 	const image = "registry.test.invalid/team/app:1"
 	if _, known := c.Platforms(image); known || !c.Pending(image) {

@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"cmp"
@@ -31,7 +31,7 @@ const (
 type PlatformCacheConfig struct {
 	// Registries holds the mirrors, plain-HTTP endpoints and logins, as
 	// for pulls (the agent's --registries file).
-	Registries RegistriesConfig
+	Registries Config
 	Logger     *slog.Logger
 	// Workers is how many lookups run at once; Timeout bounds each.
 	Workers int
@@ -114,7 +114,7 @@ func (c *PlatformCache) Stop() {
 // answer yet (a lookup is then started, see Pending) or the last lookup
 // failed. It never blocks on I/O. The slice must not be modified.
 func (c *PlatformCache) Platforms(image string) ([]string, bool) {
-	key, err := NormalizeImageRef(image)
+	key, err := NormalizeRef(image)
 	if err != nil {
 		return nil, false
 	}
@@ -132,7 +132,7 @@ func (c *PlatformCache) Platforms(image string) ([]string, bool) {
 
 // Pending reports whether a lookup of image is queued or running.
 func (c *PlatformCache) Pending(image string) bool {
-	key, err := NormalizeImageRef(image)
+	key, err := NormalizeRef(image)
 	if err != nil {
 		return false
 	}

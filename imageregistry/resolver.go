@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"context"
@@ -11,38 +11,37 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/containerd/containerd"
+	"github.com/containerd/containerd/remotes"
 	"github.com/containerd/containerd/remotes/docker"
 	"github.com/containerd/log"
+	"github.com/distribution/reference"
 	"github.com/sirupsen/logrus"
 )
 
-// pull fetches name for this node's platform and unpacks it.
-func (c *Containerd) pull(ctx context.Context, name string, creds Credentials) (containerd.Image, error) {
-	ctx = withClientLog(ctx, c.log)
-	hosts := &registryHosts{regs: c.cfg.Registries, creds: creds}
-	defer hosts.closeIdle()
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup})
-	start := time.Now()
-	img, err := c.client.Pull(ctx, name,
-		containerd.WithResolver(resolver),
-		containerd.WithPullUnpack,
-		containerd.WithPullSnapshotter(c.cfg.Snapshotter),
-		containerd.WithMaxConcurrentDownloads(3),
-	)
+// NormalizeRef turns a reference as written in a pod ("busybox") into
+// the name images are stored under ("docker.io/library/busybox:latest").
+func NormalizeRef(ref string) (string, error) {
+	named, err := reference.ParseDockerRef(ref)
 	if err != nil {
-		return nil, fmt.Errorf("pull image %s: %w", name, err)
+		return "", fmt.Errorf("image reference %q: %w", ref, err)
 	}
-	c.log.Info("pulled image", "image", name, "digest", img.Target().Digest.String(), "took", time.Since(start))
-	return img, nil
+	return named.String(), nil
+}
+
+// NewResolver is what a pull or a platform lookup resolves and fetches
+// through: the mirrors of cfg in order, then the registry itself, each
+// with its TLS settings and the login of creds (a pod's pull secrets) or
+// else of cfg. Call release when done, to close idle connections.
+func NewResolver(cfg Config, creds Credentials) (resolver remotes.Resolver, release func()) {
+	hosts := &registryHosts{regs: cfg, creds: creds}
+	return docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup}), hosts.closeIdle
 }
 
 // registryHosts turns the registries config into the endpoints containerd's
 // resolver tries for one pull: the mirrors in order, then the registry.
 type registryHosts struct {
-	regs       RegistriesConfig
+	regs       Config
 	creds      Credentials
 	transports []*http.Transport
 }
@@ -113,7 +112,7 @@ func (h *registryHosts) closeIdle() {
 }
 
 // tlsConfig reads the configs[host].tls files, if any.
-func (r RegistriesConfig) tlsConfig(host string) (*tls.Config, error) {
+func (r Config) tlsConfig(host string) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	rc, ok := r.Configs[host]
 	if !ok || rc.TLS == nil {
@@ -141,10 +140,10 @@ func (r RegistriesConfig) tlsConfig(host string) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// withClientLog routes what containerd's client library logs (through
+// WithClientLog routes what containerd's client library logs (through
 // logrus, e.g. "trying next host" while resolving) into our slog logger,
 // one level down: its info is our debug.
-func withClientLog(ctx context.Context, logger *slog.Logger) context.Context {
+func WithClientLog(ctx context.Context, logger *slog.Logger) context.Context {
 	l := logrus.New()
 	l.Out = io.Discard
 	l.SetLevel(logrus.InfoLevel)

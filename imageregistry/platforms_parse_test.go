@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"context"
@@ -135,7 +135,7 @@ func TestPlatformCacheIdleAndBadReferences(t *testing.T) {
 	if reg.requests.Load() != 0 {
 		t.Errorf("bad references: got %d registry requests, want none", reg.requests.Load())
 	}
-	if _, err := NewPlatformCache(PlatformCacheConfig{Registries: RegistriesConfig{
+	if _, err := NewPlatformCache(PlatformCacheConfig{Registries: Config{
 		Mirrors: map[string]Mirror{"x": {Endpoints: []string{"ftp://x"}}}}}); err == nil {
 		t.Errorf("bad mirror endpoint: got no error, want one")
 	}

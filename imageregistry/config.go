@@ -1,4 +1,12 @@
-package runtime
+// Package imageregistry talks to container image registries the way
+// containerd's pulls do: the registries file (k3s's registries.yaml:
+// mirrors, plain-HTTP endpoints, TLS files, logins) and the logins of a
+// pod's imagePullSecrets, the resolver built from both, image reference
+// normalisation, and the PlatformCache that asks a registry which
+// platforms an image is published for. The agent's runtime pulls through
+// it; the server's scheduler reads image platforms through it. It knows
+// nothing of containerd's daemon, the agent or the server.
+package imageregistry
 
 import (
 	"encoding/base64"
@@ -10,7 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// RegistriesConfig is the registries file, in the shape of k3s's
+// Config is the registries file (--registries), in the shape of k3s's
 // registries.yaml: mirrors per registry host ("*" for every host), and per
 // endpoint host the credentials and TLS settings.
 //
@@ -21,9 +29,9 @@ import (
 //	  "mirror.lan:5000":
 //	    auth: {username: pi, password: secret}
 //	    tls: {ca_file: /etc/bramble/mirror-ca.pem}
-type RegistriesConfig struct {
-	Mirrors map[string]Mirror         `json:"mirrors,omitempty"`
-	Configs map[string]RegistryConfig `json:"configs,omitempty"`
+type Config struct {
+	Mirrors map[string]Mirror     `json:"mirrors,omitempty"`
+	Configs map[string]HostConfig `json:"configs,omitempty"`
 }
 
 // Mirror lists the endpoints tried, in order, before the registry itself.
@@ -32,8 +40,8 @@ type Mirror struct {
 	Endpoints []string `json:"endpoint"`
 }
 
-// RegistryConfig holds the credentials and TLS settings of one endpoint host.
-type RegistryConfig struct {
+// HostConfig holds the credentials and TLS settings of one endpoint host.
+type HostConfig struct {
 	Auth *AuthConfig `json:"auth,omitempty"`
 	TLS  *TLSConfig  `json:"tls,omitempty"`
 }
@@ -55,33 +63,33 @@ type TLSConfig struct {
 	InsecureSkipVerify bool   `json:"insecure_skip_verify,omitempty"`
 }
 
-// LoadRegistries reads a registries file; a missing file is an empty config.
-func LoadRegistries(path string) (RegistriesConfig, error) {
+// LoadConfig reads a registries file; a missing file is an empty config.
+func LoadConfig(path string) (Config, error) {
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return RegistriesConfig{}, nil
+		return Config{}, nil
 	}
 	if err != nil {
-		return RegistriesConfig{}, fmt.Errorf("read registries file: %w", err)
+		return Config{}, fmt.Errorf("read registries file: %w", err)
 	}
-	cfg, err := ParseRegistries(b)
+	cfg, err := ParseConfig(b)
 	if err != nil {
 		return cfg, fmt.Errorf("registries file %s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// ParseRegistries decodes and checks a registries file's content.
-func ParseRegistries(b []byte) (RegistriesConfig, error) {
-	var cfg RegistriesConfig
+// ParseConfig decodes and checks a registries file's content.
+func ParseConfig(b []byte) (Config, error) {
+	var cfg Config
 	if err := yaml.UnmarshalStrict(b, &cfg); err != nil {
-		return RegistriesConfig{}, fmt.Errorf("decode: %w", err)
+		return Config{}, fmt.Errorf("decode: %w", err)
 	}
 	return cfg, cfg.Validate()
 }
 
 // Validate names the first bad field.
-func (r RegistriesConfig) Validate() error {
+func (r Config) Validate() error {
 	for host, m := range r.Mirrors {
 		if host == "" {
 			return fmt.Errorf("mirrors: empty registry host")

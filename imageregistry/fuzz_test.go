@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"testing"
@@ -26,13 +26,13 @@ func FuzzParseDockerConfig(f *testing.F) {
 	})
 }
 
-// FuzzParseRegistries: whatever it accepts validates and gives hosts.
-func FuzzParseRegistries(f *testing.F) {
+// FuzzParseConfig: whatever it accepts validates and gives hosts.
+func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("mirrors:\n  docker.io:\n    endpoint: [\"http://m.lan:5000\"]\nconfigs:\n  m.lan:5000:\n    auth: {username: a, password: b}\n"))
 	f.Add([]byte(`{"mirrors":{"*":{"endpoint":["https://a/b/v2"]}}}`))
 	f.Add([]byte("configs: {r: {tls: {ca_file: /x}}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := ParseRegistries(data)
+		cfg, err := ParseConfig(data)
 		if err != nil {
 			return
 		}

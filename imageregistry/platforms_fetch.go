@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/containerd/containerd/images"
 	"github.com/containerd/containerd/remotes"
-	"github.com/containerd/containerd/remotes/docker"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -22,10 +21,9 @@ const maxManifestBytes = 4 << 20
 // reads its platforms: an index's (manifest list's) entries, or a single
 // manifest's config.
 func (c *PlatformCache) fetchPlatforms(ctx context.Context, ref string) ([]string, error) {
-	ctx = withClientLog(ctx, c.log)
-	hosts := &registryHosts{regs: c.cfg.Registries}
-	defer hosts.closeIdle()
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: hosts.lookup})
+	ctx = WithClientLog(ctx, c.log)
+	resolver, release := NewResolver(c.cfg.Registries, nil)
+	defer release()
 	name, desc, err := resolver.Resolve(ctx, ref)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", ref, err)

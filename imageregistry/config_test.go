@@ -1,4 +1,4 @@
-package runtime
+package imageregistry
 
 import (
 	"encoding/base64"
@@ -8,8 +8,8 @@ import (
 	"github.com/containerd/containerd/remotes/docker"
 )
 
-func TestParseRegistries(t *testing.T) {
-	cfg, err := ParseRegistries([]byte(`
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
 mirrors:
   docker.io:
     endpoint: ["http://mirror.lan:5000", "https://mirror2.lan/prefix"]
@@ -21,7 +21,7 @@ configs:
     tls: {insecure_skip_verify: true}
 `))
 	if err != nil {
-		t.Fatalf("ParseRegistries: %v", err)
+		t.Fatalf("ParseConfig: %v", err)
 	}
 	if got := cfg.Mirrors["docker.io"].Endpoints; len(got) != 2 || got[0] != "http://mirror.lan:5000" {
 		t.Errorf("mirrors: got %v", got)
@@ -40,8 +40,8 @@ configs:
 		`configs: {"": {auth: {username: a}}}`:                         `empty registry host`,
 		`mirrors: {docker.io: {endpoint: ["https://m.lan"]}} extra: 1`: `decode`,
 	} {
-		if _, err := ParseRegistries([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseRegistries(%s): got %v, want an error naming %s", doc, err, want)
+		if _, err := ParseConfig([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseConfig(%s): got %v, want an error naming %s", doc, err, want)
 		}
 	}
 }
@@ -75,16 +75,16 @@ func TestParseDockerConfig(t *testing.T) {
 }
 
 func TestRegistryHostsMirrorsThenUpstream(t *testing.T) {
-	c := &Containerd{cfg: ContainerdConfig{Registries: RegistriesConfig{
+	regs := Config{
 		Mirrors: map[string]Mirror{
 			"docker.io":     {Endpoints: []string{"http://mirror.lan:5000", "https://registry-1.docker.io"}},
 			"*":             {Endpoints: []string{"https://all.lan/cache/"}},
 			"quay.io":       {Endpoints: []string{"https://q.lan/v2"}},
 			"localhost:500": {},
 		},
-		Configs: map[string]RegistryConfig{"mirror.lan:5000": {Auth: &AuthConfig{Username: "m", Password: "mp"}}},
-	}}}
-	h := &registryHosts{regs: c.cfg.Registries, creds: Credentials{"docker.io": {Username: "hub", Password: "hp"}}}
+		Configs: map[string]HostConfig{"mirror.lan:5000": {Auth: &AuthConfig{Username: "m", Password: "mp"}}},
+	}
+	h := &registryHosts{regs: regs, creds: Credentials{"docker.io": {Username: "hub", Password: "hp"}}}
 	for host, want := range map[string][]string{
 		"docker.io":     {"http://mirror.lan:5000/v2", "https://registry-1.docker.io/v2"},
 		"ghcr.io":       {"https://all.lan/cache/v2", "https://ghcr.io/v2"},
