@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/containerd/containerd/platforms"
+	"github.com/containerd/platforms"
 
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 )
