@@ -122,7 +122,7 @@ func parseEndpoint(ep string) (*url.URL, error) {
 		return nil, fmt.Errorf("endpoint %q: %w", ep, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("endpoint %q: want http://HOST[:PORT][/PATH] or https://...", ep)
+		return nil, fmt.Errorf("endpoint %q: want http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]", ep)
 	}
 	return u, nil
 }

@@ -37,8 +37,9 @@ func testLogger() *slog.Logger {
 // cluster is the server half: a real SQLite store, the real REST API with
 // its authenticator, node authorizer and join endpoints behind a TLS
 // listener, and the MQTT publisher talking to the broker through a paho
-// Bus. restart replaces the API, the publisher and its broker connection
-// with new instances on the same store, as a server restart would.
+// Bus. stopPublisher, buildHandler and startPublisher replace the API, the
+// publisher and its broker connection with new instances on the same
+// store, as a server restart would.
 type cluster struct {
 	t        testing.TB
 	dir      string
@@ -161,16 +162,6 @@ func (c *cluster) dialExternal() mqtt.Bus {
 		c.t.Fatalf("dial the external broker: %v", err)
 	}
 	return bus
-}
-
-// restart stops the publisher, serves a new API instance and starts a new
-// publisher: nothing of the old server's memory survives but the store.
-func (c *cluster) restart(tuning publish.Config, down time.Duration) {
-	c.t.Helper()
-	c.stopPublisher()
-	time.Sleep(down)
-	c.buildHandler()
-	c.startPublisher(tuning)
 }
 
 // join makes Node name and joins it with a fresh token over the real
