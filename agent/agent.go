@@ -17,14 +17,14 @@ import (
 	"time"
 
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
-
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
 	"github.com/bramble-edge/bramble/agent/pods"
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt/client"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Folders under <data-dir>/agent.
@@ -94,7 +94,7 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	if err := resolveNodeName(cfg); err != nil {
 		return nil, err
 	}
-	regs, err := runtime.LoadRegistries(cfg.RegistriesFile)
+	regs, err := imageregistry.LoadConfig(cfg.RegistriesFile)
 	if err != nil {
 		return nil, fmt.Errorf("--registries: %w", err)
 	}

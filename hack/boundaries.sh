@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fails when a package imports across the boundaries of docs/ARCHITECTURE.md:
 # dependencies point one way (api <- datastore <- server/scheduler/controllers;
-# mqtt is used by server and agent; the agent never imports the server), and
-# none of the Kubernetes server-side libraries are linked in.
+# the mqtt wire contract and imageregistry are shared by server and agent; the
+# agent never imports the server nor the MQTT broker), and none of the
+# Kubernetes server-side libraries are linked in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/bramble-edge/bramble
@@ -22,10 +23,30 @@ deny() { # package, forbidden import prefix...
 }
 deny $mod/api $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 deny $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
-deny $mod/mqtt $mod/server $mod/agent $mod/scheduler $mod/controllers
-deny $mod/agent $mod/server $mod/scheduler $mod/controllers
-deny $mod/scheduler $mod/agent $mod/server $mod/controllers
+mochi=github.com/mochi-mqtt/server
+# The MQTT wire contract, the node's client and the paho store link no broker.
+for pkg in $mod/mqtt $mod/mqtt/client $mod/mqtt/pahostore; do
+  deny "$pkg" $mod/server $mod/agent $mod/scheduler $mod/controllers $mod/mqtt/broker $mochi
+done
+# The broker package is the server's side: it knows nothing of the server.
+deny $mod/mqtt/broker $mod/server $mod/agent $mod/scheduler $mod/controllers
+# The registry client is shared by the agent's pulls and the server's scheduler.
+deny $mod/imageregistry $mod/server $mod/agent $mod/scheduler $mod/controllers $mod/mqtt
+# The agent (and the log driver containerd's shim starts) links neither the
+# server nor the MQTT broker.
+for pkg in $(go list ./agent/...) $mod/cmd/bramble-log; do
+  deny "$pkg" $mod/server $mod/scheduler $mod/controllers $mod/mqtt/broker $mochi
+done
+for pkg in $(go list ./scheduler/...); do
+  deny "$pkg" $mod/agent $mod/server $mod/controllers
+done
 deny $mod/controllers $mod/agent $mod/server
+# The registry (storage and admission) never reaches up into HTTP.
+if [ -d server/registry ]; then
+  for pkg in $(go list ./server/registry/...); do
+    deny "$pkg" $mod/server/apiserver
+  done
+fi
 # controllertest is the controllers' test harness: it runs the server's admission path.
 for pkg in $(go list ./controllers/... | grep -v /controllertest); do
   deny "$pkg" $mod/agent $mod/server $mod/scheduler

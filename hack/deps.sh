@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing bramble needs on Debian 12, as root:
-# Debian packages, and Go (from the Go module proxy's toolchain module when
-# the machine has no new enough Go). Safe to run again.
+# Debian packages, Go (from the Go module proxy's toolchain module when the
+# machine has no new enough Go) and staticcheck (built from the module
+# proxy into $(go env GOPATH)/bin). Safe to run again.
 set -euo pipefail
 
 GO_VERSION=1.26.8
+# honnef.co/go/tools v0.8.2 is staticcheck 2026.2.2, the latest release when
+# this was written; it builds with Go 1.26 and checks code written for it.
+STATICCHECK_VERSION=v0.8.2
 PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 sqlite3 mosquitto mosquitto-clients containerd runc busybox-static)
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -43,4 +47,12 @@ if ! go_ok "$(command -v go || true)" && ! go_ok /usr/local/go/bin/go; then
   chmod -R a+rX /usr/local/go
   find /usr/local/go/bin /usr/local/go/pkg/tool -type f -exec chmod 755 {} +
   rm -rf "$tmp"
+fi
+
+go=/usr/local/go/bin/go
+go_ok "$go" || go=$(command -v go)
+sc="$("$go" env GOPATH | cut -d: -f1)/bin/staticcheck"
+if ! "$sc" -version 2>/dev/null | grep -qF "(${STATICCHECK_VERSION#v})"; then
+  log "installing staticcheck ${STATICCHECK_VERSION} from the Go module proxy"
+  "$go" install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
 fi

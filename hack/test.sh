@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every bramble test, as CI does: formatting, vet, module tidiness,
-# package boundaries, unit and end-to-end tests under the race detector
+# Runs every bramble test, as CI does: formatting, vet, staticcheck, module
+# tidiness, package boundaries, unit and end-to-end tests under the race detector
 # (real SQLite, the real kubectl 1.27-1.33, real processes), then a short run
 # of every fuzz target. Installs what it needs first (hack/deps.sh).
 set -euo pipefail
@@ -20,6 +20,9 @@ unformatted=$(git ls-files -z '*.go' | xargs -0 gofmt -l)
 
 step "go vet"
 go vet ./...
+
+step "staticcheck"
+"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install ./...
 
 step "go mod tidy leaves no diff"
 cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig

@@ -1,6 +1,9 @@
 package mqtt
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Bus is how the server publishes and subscribes, whether the broker is
 // embedded (mochi's inline client, no network hop) or external (a paho
@@ -11,3 +14,10 @@ type Bus interface {
 	Subscribe(filter string, qos byte, handler func(topic string, payload []byte)) error
 	Close() error
 }
+
+// ErrBusClosed is returned by a Bus used after Close.
+var ErrBusClosed = errors.New("mqtt bus closed")
+
+// ErrBusDisconnected: an external broker is not connected right now; the
+// bus reconnects by itself.
+var ErrBusDisconnected = errors.New("mqtt bus not connected to the broker")

@@ -210,6 +210,7 @@ func checkNodeInfo(info *corev1.NodeSystemInfo) error {
 		"machineID": info.MachineID, "systemUUID": info.SystemUUID, "bootID": info.BootID,
 		"kernelVersion": info.KernelVersion, "osImage": info.OSImage,
 		"containerRuntimeVersion": info.ContainerRuntimeVersion, "kubeletVersion": info.KubeletVersion,
+		//lint:ignore SA1019 deprecated, yet a node can still send it, and the server stores what it sends: bounded like the rest.
 		"kubeProxyVersion": info.KubeProxyVersion, "operatingSystem": info.OperatingSystem,
 		"architecture": info.Architecture,
 	} {

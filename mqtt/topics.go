@@ -1,6 +1,11 @@
-// Package mqtt is bramble's MQTT side: the topic contract, the embedded
-// broker (mochi-mqtt) with per-identity ACLs, and the client shared by agents
-// and hollow agents (paho.mqtt.golang). MQTT 3.1.1 throughout.
+// Package mqtt is bramble's MQTT wire contract, shared by the server and
+// the nodes: the topics, the payloads on them (desired-state events and
+// acks, heartbeats and pod status, log RPCs) with their encoders and the
+// decoders that check what arrives, the references a pod makes to
+// ConfigMaps and Secrets, and the Bus the server publishes through. It
+// links no broker: the server's side is mqtt/broker (the embedded
+// mochi-mqtt broker, or a connection to mosquitto), the node's side is
+// mqtt/client. MQTT 3.1.1 throughout.
 package mqtt
 
 import "strings"

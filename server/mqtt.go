@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
 )
 
@@ -20,7 +21,7 @@ import (
 type mqttSide struct {
 	bus     mqtt.Bus
 	addrs   []string
-	broker  atomic.Pointer[mqtt.Broker] // nil with an external broker
+	broker  atomic.Pointer[broker.Broker] // nil with an external broker
 	closeFn func()
 }
 
@@ -34,11 +35,11 @@ func (m *mqttSide) revoke(node string) {
 
 // start runs the embedded broker on --mqtt-listen-port, or dials the
 // external broker of --mqtt-broker with the server's own certificate.
-func (m *mqttSide) start(ctx context.Context, cfg Config, log *slog.Logger, ca *pki.PKI, check mqtt.CertCheck) error {
+func (m *mqttSide) start(ctx context.Context, cfg Config, log *slog.Logger, ca *pki.PKI, check broker.CertCheck) error {
 	if cfg.MQTTBroker != "" {
 		return m.dial(ctx, cfg, log)
 	}
-	b, err := mqtt.NewBroker(mqtt.BrokerConfig{
+	b, err := broker.New(broker.Config{
 		Addr: net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.MQTTListenPort)),
 		TLS:  ca.ServingTLSConfig(), CertCheck: check, Logger: log,
 	})
@@ -60,7 +61,7 @@ func (m *mqttSide) dial(ctx context.Context, cfg Config, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	bus, err := mqtt.DialBus(ctx, mqtt.BusConfig{URL: cfg.MQTTBroker, TLS: tc, Logger: log})
+	bus, err := broker.DialExternal(ctx, broker.ExternalConfig{URL: cfg.MQTTBroker, TLS: tc, Logger: log})
 	if err != nil {
 		return fmt.Errorf("--mqtt-broker %s: %w", cfg.MQTTBroker, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -30,7 +30,7 @@ type Server struct {
 	Registry  *registry.Registry
 	Client    *registry.Client // the registry for in-process writers
 	API       *apiserver.API
-	Broker    *mqtt.Broker // nil with an external broker
+	Broker    *broker.Broker // nil with an external broker
 	Monitor   *nodestatus.Monitor
 	Publisher *publish.Publisher
 	Scheduler *scheduler.Scheduler // nil with --disable-scheduler

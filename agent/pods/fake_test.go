@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // fakeClock is a settable clock.
@@ -57,7 +58,7 @@ func newFakeRuntime(clock Clock) *fakeRuntime {
 		execCode: map[string]int{}, stops: map[string]time.Duration{}}
 }
 
-func (f *fakeRuntime) EnsureImage(_ context.Context, ref string, _ runtime.PullPolicy, _ runtime.Credentials) (runtime.Image, error) {
+func (f *fakeRuntime) EnsureImage(_ context.Context, ref string, _ runtime.PullPolicy, _ imageregistry.Credentials) (runtime.Image, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pullErr != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // errConfig marks a container whose config cannot be resolved yet (a
@@ -100,8 +101,8 @@ func (w *worker) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Con
 }
 
 // pullCreds reads the pod's imagePullSecrets; missing ones are skipped.
-func (w *worker) pullCreds(ctx context.Context, pod *corev1.Pod) runtime.Credentials {
-	var creds runtime.Credentials
+func (w *worker) pullCreds(ctx context.Context, pod *corev1.Pod) imageregistry.Credentials {
+	var creds imageregistry.Credentials
 	for _, ref := range pod.Spec.ImagePullSecrets {
 		data, err := w.m.lookup(ctx, KindSecret, pod.Namespace, ref.Name)
 		if err != nil {
@@ -110,7 +111,7 @@ func (w *worker) pullCreds(ctx context.Context, pod *corev1.Pod) runtime.Credent
 		}
 		for _, key := range []string{corev1.DockerConfigJsonKey, corev1.DockerConfigKey} {
 			if b, ok := data[key]; ok {
-				c, err := runtime.ParseDockerConfig(b)
+				c, err := imageregistry.ParseDockerConfig(b)
 				if err != nil {
 					w.log.Warn("imagePullSecret", "secret", ref.Name, "err", err)
 					continue

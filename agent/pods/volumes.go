@@ -125,13 +125,7 @@ func checkHostPath(h *corev1.HostPathVolumeSource) error {
 	if err != nil {
 		return fmt.Errorf("hostPath type %s: %w", t, err)
 	}
-	want := map[corev1.HostPathType]func(fs.FileMode) bool{
-		corev1.HostPathDirectory: fs.FileMode.IsDir,
-		corev1.HostPathFile:      fs.FileMode.IsRegular,
-		corev1.HostPathSocket:    func(m fs.FileMode) bool { return m&fs.ModeSocket != 0 },
-		corev1.HostPathCharDev:   func(m fs.FileMode) bool { return m&fs.ModeCharDevice != 0 },
-		corev1.HostPathBlockDev:  func(m fs.FileMode) bool { return m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0 },
-	}[t]
+	want := hostPathChecks[t]
 	if want == nil {
 		return fmt.Errorf("hostPath type %q is unknown", t)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/containerd/containerd"
+
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // Defaults for ContainerdConfig.
@@ -31,7 +33,7 @@ type ContainerdConfig struct {
 	Snapshotter string
 	Logger      *slog.Logger
 	// Registries holds mirrors, endpoints and credentials for pulls.
-	Registries RegistriesConfig
+	Registries imageregistry.Config
 	// LogDriver is the executable containerd's shim starts for each
 	// container to write its log file; it must run RunLogDriver when
 	// called as `LogDriver container-log CONFIG` (cmd/bramble does).

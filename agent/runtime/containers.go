@@ -12,6 +12,7 @@ import (
 	"github.com/containerd/containerd/plugin"
 
 	"github.com/bramble-edge/bramble/agent/runtime/logdriver"
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // Labels this package keeps on its containers. Users' labels may not use
@@ -36,7 +37,7 @@ func (c *Containerd) RunContainer(ctx context.Context, s ContainerSpec) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	name, err := NormalizeImageRef(s.Image)
+	name, err := imageregistry.NormalizeRef(s.Image)
 	if err != nil {
 		return fmt.Errorf("container %s: %w", s.ID, err)
 	}

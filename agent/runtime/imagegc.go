@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/images"
+
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // GarbageCollectImages implements Runtime. An image is in use when any
@@ -47,7 +49,7 @@ func (c *Containerd) GarbageCollectImages(ctx context.Context, p ImageGCPolicy) 
 func (c *Containerd) unusedImages(ctx context.Context, keep []string) ([]Image, error) {
 	used := map[string]bool{}
 	for _, k := range keep {
-		name, err := NormalizeImageRef(k)
+		name, err := imageregistry.NormalizeRef(k)
 		if err != nil {
 			return nil, fmt.Errorf("image gc: keep: %w", err)
 		}

@@ -10,26 +10,18 @@ import (
 	"github.com/containerd/containerd"
 	"github.com/containerd/containerd/errdefs"
 	"github.com/containerd/containerd/images"
-	"github.com/containerd/containerd/platforms"
+	"github.com/containerd/platforms"
 	"github.com/distribution/reference"
+
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // labelLastUsed on an image records when a container was last created from it.
 const labelLastUsed = labelPrefix + "last-used"
 
-// NormalizeImageRef turns a reference as written in a pod ("busybox") into
-// the name images are stored under ("docker.io/library/busybox:latest").
-func NormalizeImageRef(ref string) (string, error) {
-	named, err := reference.ParseDockerRef(ref)
-	if err != nil {
-		return "", fmt.Errorf("image reference %q: %w", ref, err)
-	}
-	return named.String(), nil
-}
-
 // EnsureImage implements Runtime.
-func (c *Containerd) EnsureImage(ctx context.Context, ref string, policy PullPolicy, creds Credentials) (Image, error) {
-	name, err := NormalizeImageRef(ref)
+func (c *Containerd) EnsureImage(ctx context.Context, ref string, policy PullPolicy, creds imageregistry.Credentials) (Image, error) {
+	name, err := imageregistry.NormalizeRef(ref)
 	if err != nil {
 		return Image{}, err
 	}
@@ -74,11 +66,30 @@ func (c *Containerd) readyImage(ctx context.Context, name string) (containerd.Im
 	return img, nil
 }
 
+// pull fetches name for this node's platform and unpacks it.
+func (c *Containerd) pull(ctx context.Context, name string, creds imageregistry.Credentials) (containerd.Image, error) {
+	ctx = imageregistry.WithClientLog(ctx, c.log)
+	resolver, release := imageregistry.NewResolver(c.cfg.Registries, creds)
+	defer release()
+	start := time.Now()
+	img, err := c.client.Pull(ctx, name,
+		containerd.WithResolver(resolver),
+		containerd.WithPullUnpack,
+		containerd.WithPullSnapshotter(c.cfg.Snapshotter),
+		containerd.WithMaxConcurrentDownloads(3),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("pull image %s: %w", name, err)
+	}
+	c.log.Info("pulled image", "image", name, "digest", img.Target().Digest.String(), "took", time.Since(start))
+	return img, nil
+}
+
 // ImportImages implements Runtime. An OCI archive's images are named by
 // their io.containerd.image.name annotation or a full reference in
 // org.opencontainers.image.ref.name; a docker-save archive's by RepoTags.
 func (c *Containerd) ImportImages(ctx context.Context, r io.Reader) ([]Image, error) {
-	ctx = withClientLog(ctx, c.log)
+	ctx = imageregistry.WithClientLog(ctx, c.log)
 	imgs, err := c.client.Import(ctx, r,
 		containerd.WithImportPlatform(platforms.Default()),
 		containerd.WithImageRefTranslator(ociRefName),

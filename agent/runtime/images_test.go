@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/containerd/containerd/platforms"
+	"github.com/containerd/platforms"
 
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 )
@@ -59,26 +59,5 @@ func TestImportAndListImages(t *testing.T) {
 	}
 	if _, err := rt.ImportImages(ctx, strings.NewReader("not a tarball")); err == nil {
 		t.Errorf("ImportImages of garbage: got nil error, want one")
-	}
-}
-
-func TestNormalizeImageRef(t *testing.T) {
-	for in, want := range map[string]string{
-		"busybox":                     "docker.io/library/busybox:latest",
-		"busybox:1.36":                "docker.io/library/busybox:1.36",
-		"me/app":                      "docker.io/me/app:latest",
-		"registry.lan:5000/app:v1":    "registry.lan:5000/app:v1",
-		"docker.io/library/busybox:t": "docker.io/library/busybox:t",
-		"busybox@sha256:" + strings.Repeat("a", 64): "docker.io/library/busybox@sha256:" + strings.Repeat("a", 64),
-	} {
-		got, err := NormalizeImageRef(in)
-		if err != nil || got != want {
-			t.Errorf("NormalizeImageRef(%q): got %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "repo/UPPER", "a b"} {
-		if _, err := NormalizeImageRef(bad); err == nil {
-			t.Errorf("NormalizeImageRef(%q): got nil error, want one", bad)
-		}
 	}
 }

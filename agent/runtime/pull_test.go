@@ -13,6 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 func pushBusybox(t testing.TB, reg *testRegistry, repo, tag string) *runtimetest.Image {
@@ -29,9 +30,9 @@ func TestPullThroughPlainHTTPMirrorWithAuth(t *testing.T) {
 	reg := newTestRegistry(t, "pi", "secret")
 	img := pushBusybox(t, reg, "lib/busybox", "pulled")
 	rt := newRuntime(t, "")
-	rt.cfg.Registries = RegistriesConfig{
-		Mirrors: map[string]Mirror{"registry.invalid": {Endpoints: []string{reg.URL}}},
-		Configs: map[string]RegistryConfig{reg.host(): {Auth: &AuthConfig{Username: "pi", Password: "secret"}}},
+	rt.cfg.Registries = imageregistry.Config{
+		Mirrors: map[string]imageregistry.Mirror{"registry.invalid": {Endpoints: []string{reg.URL}}},
+		Configs: map[string]imageregistry.HostConfig{reg.host(): {Auth: &imageregistry.AuthConfig{Username: "pi", Password: "secret"}}},
 	}
 	ctx := context.Background()
 	got, err := rt.EnsureImage(ctx, "registry.invalid/lib/busybox:pulled", PullIfNotPresent, nil)
@@ -72,9 +73,9 @@ func TestPullWithPullSecretCredentials(t *testing.T) {
 	ctx := context.Background()
 	// A registry on loopback may speak plain HTTP without any config.
 	ref := reg.host() + "/lib/busybox:v2"
-	dockerConfig := func(pass string) Credentials {
+	dockerConfig := func(pass string) imageregistry.Credentials {
 		auth := base64.StdEncoding.EncodeToString([]byte("pi:" + pass))
-		creds, err := ParseDockerConfig([]byte(fmt.Sprintf(`{"auths":{"http://%s":{"auth":%q}}}`, reg.host(), auth)))
+		creds, err := imageregistry.ParseDockerConfig([]byte(fmt.Sprintf(`{"auths":{"http://%s":{"auth":%q}}}`, reg.host(), auth)))
 		if err != nil {
 			t.Fatal(err)
 		}

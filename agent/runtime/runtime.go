@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/bramble-edge/bramble/imageregistry"
 )
 
 // Runtime is what the pod worker needs from a container runtime. Containers
@@ -17,7 +19,7 @@ import (
 type Runtime interface {
 	// EnsureImage makes ref present on the node according to policy, pulling
 	// it with creds (from imagePullSecrets, may be nil) when needed.
-	EnsureImage(ctx context.Context, ref string, policy PullPolicy, creds Credentials) (Image, error)
+	EnsureImage(ctx context.Context, ref string, policy PullPolicy, creds imageregistry.Credentials) (Image, error)
 	// ImportImages loads an image tarball (OCI layout or docker save).
 	ImportImages(ctx context.Context, r io.Reader) ([]Image, error)
 	// ListImages reports the images present, for image-locality scoring.

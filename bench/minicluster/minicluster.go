@@ -17,7 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -49,7 +49,7 @@ type Cluster struct {
 	Store      *datastore.SQLite
 	Client     *registry.Client // the registry, for in-process writes
 	PKI        *pki.PKI
-	Broker     *mqtt.Broker
+	Broker     *broker.Broker
 	Monitor    *nodestatus.Monitor
 	Pub        *publish.Publisher
 

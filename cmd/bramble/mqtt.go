@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/pki"
 )
@@ -60,15 +60,15 @@ func newMQTTCommand() *cobra.Command {
 func issueMQTTCredentials(ca *pki.PKI, role, name, out string, ttl time.Duration) error {
 	switch role {
 	case "viewer":
-		return mqtt.CreateViewerCredentials(ca, name, out, ttl)
+		return broker.CreateViewerCredentials(ca, name, out, ttl)
 	case "server":
-		return mqtt.CreateServerCredentials(ca, name, out, ttl)
+		return broker.CreateServerCredentials(ca, name, out, ttl)
 	}
 	return fmt.Errorf("--role %q: must be viewer or server", role)
 }
 
 func grantMosquitto(aclFile, pidFile, role, name string) error {
-	err := mqtt.UpdateMosquittoACL(aclFile, func(a *mqtt.MosquittoACL) {
+	err := broker.UpdateMosquittoACL(aclFile, func(a *broker.MosquittoACL) {
 		if role == "viewer" {
 			a.Viewers = append(a.Viewers, name)
 		} else {
@@ -81,7 +81,7 @@ func grantMosquitto(aclFile, pidFile, role, name string) error {
 	if pidFile == "" {
 		return nil
 	}
-	if err := mqtt.ReloadMosquitto(pidFile); err != nil {
+	if err := broker.ReloadMosquitto(pidFile); err != nil {
 		return fmt.Errorf("--mosquitto-pid %s: %w", pidFile, err)
 	}
 	return nil

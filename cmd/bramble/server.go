@@ -12,9 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bramble-edge/bramble/agent"
-	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/manager"
+	"github.com/bramble-edge/bramble/imageregistry"
+	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
 )
 
@@ -111,16 +112,19 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 	return errors.Join(err, s.Stop())
 }
 
+// The scheduler holds a pod back while its images' platforms are looked up.
+var _ scheduler.PendingImagePlatforms = (*imageregistry.PlatformCache)(nil)
+
 // startImagePlatforms starts the scheduler's registry lookups of image
 // platforms, through the same registries file (mirrors, plain-HTTP
 // endpoints, logins) as the embedded agent's pulls; it is read with or
 // without --disable-agent.
-func startImagePlatforms(ctx context.Context, registriesFile string, log *slog.Logger) (*runtime.PlatformCache, error) {
-	regs, err := runtime.LoadRegistries(registriesFile)
+func startImagePlatforms(ctx context.Context, registriesFile string, log *slog.Logger) (*imageregistry.PlatformCache, error) {
+	regs, err := imageregistry.LoadConfig(registriesFile)
 	if err != nil {
 		return nil, fmt.Errorf("--registries: %w", err)
 	}
-	c, err := runtime.NewPlatformCache(runtime.PlatformCacheConfig{Registries: regs, Logger: log.With("part", "image-platforms")})
+	c, err := imageregistry.NewPlatformCache(imageregistry.PlatformCacheConfig{Registries: regs, Logger: log.With("part", "image-platforms")})
 	if err != nil {
 		return nil, fmt.Errorf("--registries %s: %w", registriesFile, err)
 	}

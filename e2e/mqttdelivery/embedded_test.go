@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 )
 
 // embedded is bramble's own broker for the delivery test. kill stops it
@@ -20,7 +21,7 @@ type embedded struct {
 	c    *cluster
 	addr string
 	mu   sync.Mutex
-	b    *mqtt.Broker
+	b    *broker.Broker
 	bus  *switchBus
 }
 
@@ -36,7 +37,7 @@ func (e *embedded) url() string { return "mqtts://" + e.addr }
 
 func (e *embedded) start() {
 	e.t.Helper()
-	b, err := mqtt.NewBroker(mqtt.BrokerConfig{Addr: e.addr, TLS: e.c.pki.ServingTLSConfig(), CertCheck: e.c.registry.Check, Logger: quiet()})
+	b, err := broker.New(broker.Config{Addr: e.addr, TLS: e.c.pki.ServingTLSConfig(), CertCheck: e.c.registry.Check, Logger: quiet()})
 	if err != nil {
 		e.t.Fatal(err)
 	}

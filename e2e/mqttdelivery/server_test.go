@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bramble-edge/bramble/mqtt"
-
 	"github.com/bramble-edge/bramble/datastore"
 	nodejoin "github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
@@ -38,8 +38,9 @@ func testLogger() *slog.Logger {
 // cluster is the server half: a real SQLite store, the real REST API with
 // its authenticator, node authorizer and join endpoints behind a TLS
 // listener, and the MQTT publisher talking to the broker through a paho
-// Bus. restart replaces the API, the publisher and its broker connection
-// with new instances on the same store, as a server restart would.
+// Bus. stopPublisher, buildHandler and startPublisher replace the API, the
+// publisher and its broker connection with new instances on the same
+// store, as a server restart would.
 type cluster struct {
 	t        testing.TB
 	dir      string
@@ -54,7 +55,7 @@ type cluster struct {
 	pub *publish.Publisher
 	bus mqtt.Bus
 	// newBus connects the server side to the broker; nil dials it as an
-	// external broker with mqtt.DialBus.
+	// external broker with broker.DialExternal.
 	newBus func() mqtt.Bus
 }
 
@@ -149,10 +150,10 @@ func (c *cluster) stopPublisher() {
 }
 
 // dialExternal connects to an external broker as the server does with
-// --mqtt-broker: mqtt.DialBus with a server identity from the cluster CA.
+// --mqtt-broker: broker.DialExternal with a server identity from the cluster CA.
 func (c *cluster) dialExternal() mqtt.Bus {
 	c.t.Helper()
-	certPEM, keyPEM, err := c.pki.NewClientCert(mqtt.DefaultServerName, []string{mqtt.ServerGroup}, time.Hour)
+	certPEM, keyPEM, err := c.pki.NewClientCert(broker.DefaultServerName, []string{broker.ServerGroup}, time.Hour)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -160,22 +161,12 @@ func (c *cluster) dialExternal() mqtt.Bus {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	bus, err := mqtt.DialBus(context.Background(), mqtt.BusConfig{URL: c.broker, Logger: testLogger(),
+	bus, err := broker.DialExternal(context.Background(), broker.ExternalConfig{URL: c.broker, Logger: testLogger(),
 		TLS: &tls.Config{RootCAs: c.pki.CAPool(), Certificates: []tls.Certificate{pair}}})
 	if err != nil {
 		c.t.Fatalf("dial the external broker: %v", err)
 	}
 	return bus
-}
-
-// restart stops the publisher, serves a new API instance and starts a new
-// publisher: nothing of the old server's memory survives but the store.
-func (c *cluster) restart(tuning publish.Config, down time.Duration) {
-	c.t.Helper()
-	c.stopPublisher()
-	time.Sleep(down)
-	c.buildHandler()
-	c.startPublisher(tuning)
 }
 
 // join makes Node name and joins it with a fresh token over the real

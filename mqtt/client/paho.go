@@ -8,6 +8,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/pahostore"
 )
 
 // Presence payloads: retained on the node's presence topic.
@@ -25,7 +26,7 @@ func (c *Client) options(tlsCfg *tls.Config) *paho.ClientOptions {
 	for _, b := range c.cfg.Brokers {
 		o.AddBroker(b)
 	}
-	o.SetClientID(c.node).SetTLSConfig(tlsCfg).SetCleanSession(false).SetOrderMatters(true).SetStore(mqtt.NewPahoStore())
+	o.SetClientID(c.node).SetTLSConfig(tlsCfg).SetCleanSession(false).SetOrderMatters(true).SetStore(pahostore.New())
 	o.SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(time.Second)
 	o.SetMaxReconnectInterval(c.cfg.MaxReconnectInterval).SetKeepAlive(c.cfg.KeepAlive)
 	o.SetPingTimeout(min(c.cfg.KeepAlive, 10*time.Second)).SetConnectTimeout(10 * time.Second)

@@ -49,9 +49,3 @@ func (q *queue) pop() (item, bool) {
 	}
 	return it, true
 }
-
-func (q *queue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items)
-}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,18 +27,7 @@ func (a *API) deleteOptions(w http.ResponseWriter, r *http.Request, ri *requestI
 		return nil, err
 	}
 	q := ri.query
-	if v := q.Get("propagationPolicy"); v != "" {
-		p := metav1.DeletionPropagation(v)
-		opts.PropagationPolicy = &p
-	}
-	if q.Has("orphanDependents") {
-		orphan, err := boolParam(q, "orphanDependents")
-		if err != nil {
-			return nil, err
-		}
-		opts.OrphanDependents = &orphan
-	}
-	if err := checkPropagation(opts); err != nil {
+	if err := resolvePropagation(opts, q); err != nil {
 		return nil, err
 	}
 	if _, _, err := intParam(q, "gracePeriodSeconds"); err != nil {
@@ -92,14 +82,52 @@ func decodeProtobufDeleteOptions(body []byte) (*metav1.DeleteOptions, error) {
 	return o, nil
 }
 
+// resolvePropagation lets the query's propagationPolicy and legacy
+// orphanDependents override the body's, refuses what the apiserver
+// refuses, and folds orphanDependents into the policy it means (true is
+// Orphan, false Background): past this point only PropagationPolicy is read.
+func resolvePropagation(opts *metav1.DeleteOptions, q url.Values) error {
+	if v := q.Get("propagationPolicy"); v != "" {
+		p := metav1.DeletionPropagation(v)
+		opts.PropagationPolicy = &p
+	}
+	orphan, err := legacyOrphan(opts, q)
+	if err != nil {
+		return err
+	}
+	if err := checkPropagation(opts.PropagationPolicy, orphan != nil); err != nil {
+		return err
+	}
+	if orphan != nil {
+		p := metav1.DeletePropagationBackground
+		if *orphan {
+			p = metav1.DeletePropagationOrphan
+		}
+		opts.PropagationPolicy = &p
+	}
+	return nil
+}
+
+// legacyOrphan reads orphanDependents: the query's, else the body's.
+func legacyOrphan(opts *metav1.DeleteOptions, q url.Values) (*bool, error) {
+	if !q.Has("orphanDependents") {
+		//lint:ignore SA1019 clients may still send it and the apiserver still honours it; resolvePropagation folds it into propagationPolicy.
+		return opts.OrphanDependents, nil
+	}
+	orphan, err := boolParam(q, "orphanDependents")
+	if err != nil {
+		return nil, err
+	}
+	return &orphan, nil
+}
+
 // checkPropagation refuses an unknown policy, or a policy together with the
 // legacy orphanDependents, as the apiserver does.
-func checkPropagation(opts *metav1.DeleteOptions) error {
-	p := opts.PropagationPolicy
+func checkPropagation(p *metav1.DeletionPropagation, legacyOrphan bool) error {
 	if p == nil {
 		return nil
 	}
-	if opts.OrphanDependents != nil {
+	if legacyOrphan {
 		return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "DeleteOptions"}, "",
 			field.ErrorList{field.Invalid(field.NewPath("propagationPolicy"), *p,
 				"orphanDependents and deletionPropagation cannot be both set")})

@@ -16,6 +16,7 @@ import (
 
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
 )
 
@@ -37,7 +38,7 @@ func newCluster(t testing.TB) *cluster {
 	if err != nil {
 		t.Fatalf("pki.Load: %v", err)
 	}
-	b, err := mqtt.NewBroker(mqtt.BrokerConfig{Addr: "127.0.0.1:0", TLS: ca.ServingTLSConfig(), Logger: quiet()})
+	b, err := broker.New(broker.Config{Addr: "127.0.0.1:0", TLS: ca.ServingTLSConfig(), Logger: quiet()})
 	if err != nil {
 		t.Fatalf("NewBroker: %v", err)
 	}
@@ -61,7 +62,7 @@ type node struct {
 
 func (c *cluster) addNode(t testing.TB, name string) *node {
 	t.Helper()
-	certPEM, keyPEM, err := c.ca.NewClientCert(mqtt.NodeCNPrefix+name, []string{mqtt.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := c.ca.NewClientCert(broker.NodeCNPrefix+name, []string{broker.NodeGroup}, time.Hour)
 	if err != nil {
 		t.Fatalf("NewClientCert: %v", err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -43,7 +44,7 @@ type env struct {
 	store  *datastore.SQLite
 	api    *apiserver.API
 	ca     *pki.PKI
-	broker *mqtt.Broker
+	broker *broker.Broker
 	mon    *nodestatus.Monitor
 }
 
@@ -66,7 +67,7 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.broker, err = mqtt.NewBroker(mqtt.BrokerConfig{Addr: "127.0.0.1:0", TLS: e.ca.ServingTLSConfig(), Logger: testLogger()})
+	e.broker, err = broker.New(broker.Config{Addr: "127.0.0.1:0", TLS: e.ca.ServingTLSConfig(), Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ type agent struct {
 
 func (e *env) connect(t testing.TB, name string) *agent {
 	t.Helper()
-	certPEM, keyPEM, err := e.ca.NewClientCert(mqtt.NodeCNPrefix+name, []string{mqtt.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := e.ca.NewClientCert(broker.NodeCNPrefix+name, []string{broker.NodeGroup}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

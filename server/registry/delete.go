@@ -147,10 +147,12 @@ func checkDeletePreconditions(res *api.Resource, cur api.Object, pre *metav1.Pre
 		return nil
 	}
 	if pre.UID != nil && *pre.UID != cur.GetUID() {
+		//lint:ignore ST1005 the apiserver's wording, which kubectl shows as is.
 		return apierrors.NewConflict(res.GroupResource(), cur.GetName(), fmt.Errorf(
 			"Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, cur.GetUID()))
 	}
 	if pre.ResourceVersion != nil && *pre.ResourceVersion != cur.GetResourceVersion() {
+		//lint:ignore ST1005 the apiserver's wording, which kubectl shows as is.
 		return apierrors.NewConflict(res.GroupResource(), cur.GetName(), fmt.Errorf(
 			"Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
 			*pre.ResourceVersion, cur.GetResourceVersion()))

@@ -36,9 +36,6 @@ const (
 
 // shouldOrphan decides whether obj's deletion orphans its dependents.
 func shouldOrphan(obj api.Object, opts *DeleteOptions) bool {
-	if opts.OrphanDependents != nil {
-		return *opts.OrphanDependents
-	}
 	if p := opts.PropagationPolicy; p != nil {
 		return *p == metav1.DeletePropagationOrphan
 	}
@@ -55,9 +52,6 @@ func shouldOrphan(obj api.Object, opts *DeleteOptions) bool {
 
 // shouldDeleteForeground decides whether obj waits for its dependents.
 func shouldDeleteForeground(obj api.Object, opts *DeleteOptions) bool {
-	if opts.OrphanDependents != nil {
-		return false
-	}
 	if p := opts.PropagationPolicy; p != nil {
 		return *p == metav1.DeletePropagationForeground
 	}
