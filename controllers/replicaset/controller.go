@@ -10,7 +10,6 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -53,11 +52,7 @@ type Controller struct {
 // New asks d.Cache for the ReplicaSet and Pod informers and registers its
 // handlers; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	log = log.With("controller", "replicaset")
+	log := d.Logger("replicaset")
 	c := &Controller{
 		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
 		rsInf: d.Cache.Informer(replicaSets), podInf: d.Cache.Informer(pods),
