@@ -22,6 +22,7 @@ deny() { # package, forbidden import prefix...
 }
 deny $mod/api $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 deny $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
+deny $mod/clock $mod/api $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 deny $mod/mqtt $mod/server $mod/agent $mod/scheduler $mod/controllers
 deny $mod/agent $mod/server $mod/scheduler $mod/controllers
 deny $mod/scheduler $mod/agent $mod/server $mod/controllers
