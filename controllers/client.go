@@ -84,6 +84,16 @@ func (d Deps) Clock() func() time.Time {
 	return d.Now
 }
 
+// Logger returns d.Log with the controller's name attached, or a logger
+// that discards everything when d.Log is nil.
+func (d Deps) Logger(controller string) *slog.Logger {
+	log := d.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return log.With("controller", controller)
+}
+
 // MustResource is the served resource group/v1/name. A controller asks for
 // the resources it is built on when its package loads; one not served is
 // a programming error, so it panics.

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 )
@@ -44,7 +42,7 @@ func NewRecorder(c Client, component string, log *slog.Logger) *Recorder {
 // Eventf records an event about obj. eventType is corev1.EventTypeNormal or
 // corev1.EventTypeWarning; reason is one CamelCase word.
 func (r *Recorder) Eventf(obj api.Object, eventType, reason, format string, args ...any) {
-	ev, err := r.makeEvent(obj, eventType, reason, fmt.Sprintf(format, args...))
+	ev, err := api.NewEvent(obj, r.component, eventType, reason, fmt.Sprintf(format, args...), r.now())
 	if err != nil {
 		r.log.Debug("event not recorded", "reason", reason, "err", err)
 		return
@@ -70,32 +68,6 @@ func (r *Recorder) Start(ctx context.Context) {
 			}
 		}
 	}()
-}
-
-func (r *Recorder) makeEvent(obj api.Object, eventType, reason, message string) (*corev1.Event, error) {
-	kinds, _, err := api.Scheme.ObjectKinds(obj)
-	if err != nil {
-		return nil, fmt.Errorf("kind of %T: %w", obj, err)
-	}
-	ns := obj.GetNamespace()
-	if ns == "" {
-		ns = metav1.NamespaceDefault
-	}
-	now := metav1.NewTime(r.now())
-	name := obj.GetName()
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns,
-			Name: name + "." + strconv.FormatInt(now.UnixNano(), 16)},
-		InvolvedObject: corev1.ObjectReference{Kind: kinds[0].Kind, APIVersion: kinds[0].GroupVersion().String(),
-			Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()},
-		Reason: reason, Message: message, Type: eventType, Count: 1,
-		FirstTimestamp: now, LastTimestamp: now,
-		Source:              corev1.EventSource{Component: r.component},
-		ReportingController: r.component,
-	}, nil
 }
 
 // aggregateWindow is how long a repeat counts on an earlier event.

@@ -127,3 +127,30 @@ func TestRunWorkersRetriesAndStops(t *testing.T) {
 		t.Fatal("one key was synced by two workers at once")
 	}
 }
+
+// TestQueueCoalesces came with server/nodestatus, whose own queue this one
+// replaced: keys added while queued or in process are synced once more,
+// after Done, and nothing is handed out after ShutDown.
+func TestQueueCoalesces(t *testing.T) {
+	q := NewQueue(time.Millisecond, time.Second)
+	q.Add("a")
+	q.Add("a")
+	q.Add("b")
+	k, _ := q.Get()
+	q.Add("a") // while a is being synced: queued again after Done
+	k2, _ := q.Get()
+	if k != "a" || k2 != "b" {
+		t.Fatalf("got %q then %q, want a then b", k, k2)
+	}
+	q.Done(k2)
+	q.Done(k)
+	k3, _ := q.Get()
+	if k3 != "a" {
+		t.Fatalf("after Done: got %q, want a again", k3)
+	}
+	q.Done(k3)
+	q.ShutDown()
+	if k, shutdown := q.Get(); !shutdown {
+		t.Fatalf("Get after ShutDown: got %q, want none", k)
+	}
+}

@@ -23,6 +23,7 @@ deny() { # package, forbidden import prefix...
 }
 deny $mod/api $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 deny $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
+deny $mod/clock $mod/api $mod/datastore $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 mochi=github.com/mochi-mqtt/server
 # The MQTT wire contract, the node's client and the paho store link no broker.
 for pkg in $mod/mqtt $mod/mqtt/client $mod/mqtt/pahostore; do

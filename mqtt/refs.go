@@ -1,18 +1,18 @@
 package mqtt
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // Plural resource names the node topics carry.
 const (
 	ResourcePods       = "pods"
-	ResourceConfigMaps = "configmaps"
-	ResourceSecrets    = "secrets"
+	ResourceConfigMaps = api.ResourceConfigMaps
+	ResourceSecrets    = api.ResourceSecrets
 )
 
 func (r ObjectRef) check() error {
@@ -45,78 +45,16 @@ func validName(s string) bool {
 	return true
 }
 
-// PodReferences lists the ConfigMaps and Secrets a pod uses (volumes,
-// projected volumes, env valueFrom, envFrom, imagePullSecrets, in every
-// init, regular and ephemeral container), each once, sorted. They live in
-// the pod's namespace.
+// PodReferences lists the ConfigMaps and Secrets a pod uses, each once,
+// sorted, as refs in the pod's namespace. The rule is api.PodReferences.
 func PodReferences(pod *corev1.Pod) []ObjectRef {
-	var out []ObjectRef
-	add := func(resource, name string) {
-		if name != "" {
-			out = append(out, ObjectRef{Resource: resource, Namespace: pod.Namespace, Name: name})
-		}
+	refs := api.PodReferences(&pod.Spec)
+	if len(refs) == 0 {
+		return nil
 	}
-	for _, s := range pod.Spec.ImagePullSecrets {
-		add(ResourceSecrets, s.Name)
+	out := make([]ObjectRef, len(refs))
+	for i, r := range refs {
+		out[i] = ObjectRef{Resource: r.Resource, Namespace: pod.Namespace, Name: r.Name}
 	}
-	for _, v := range pod.Spec.Volumes {
-		volumeReferences(v.VolumeSource, add)
-	}
-	for _, c := range pod.Spec.InitContainers {
-		containerReferences(c.Env, c.EnvFrom, add)
-	}
-	for _, c := range pod.Spec.Containers {
-		containerReferences(c.Env, c.EnvFrom, add)
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		containerReferences(c.Env, c.EnvFrom, add)
-	}
-	slices.SortFunc(out, compareRefs)
-	return slices.Compact(out)
-}
-
-func compareRefs(a, b ObjectRef) int {
-	return cmp.Or(cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-}
-
-func volumeReferences(v corev1.VolumeSource, add func(resource, name string)) {
-	if v.ConfigMap != nil {
-		add(ResourceConfigMaps, v.ConfigMap.Name)
-	}
-	if v.Secret != nil {
-		add(ResourceSecrets, v.Secret.SecretName)
-	}
-	if v.Projected == nil {
-		return
-	}
-	for _, s := range v.Projected.Sources {
-		if s.ConfigMap != nil {
-			add(ResourceConfigMaps, s.ConfigMap.Name)
-		}
-		if s.Secret != nil {
-			add(ResourceSecrets, s.Secret.Name)
-		}
-	}
-}
-
-func containerReferences(env []corev1.EnvVar, from []corev1.EnvFromSource, add func(resource, name string)) {
-	for _, e := range from {
-		if e.ConfigMapRef != nil {
-			add(ResourceConfigMaps, e.ConfigMapRef.Name)
-		}
-		if e.SecretRef != nil {
-			add(ResourceSecrets, e.SecretRef.Name)
-		}
-	}
-	for _, e := range env {
-		if e.ValueFrom == nil {
-			continue
-		}
-		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-			add(ResourceConfigMaps, r.Name)
-		}
-		if r := e.ValueFrom.SecretKeyRef; r != nil {
-			add(ResourceSecrets, r.Name)
-		}
-	}
+	return out
 }

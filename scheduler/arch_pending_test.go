@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/clock/clocktest"
 	"github.com/bramble-edge/bramble/datastore"
 )
 
@@ -115,7 +116,7 @@ func TestArchResolutionWithLookups(t *testing.T) {
 
 // newWaitingScheduler is an idle scheduler (its loop driven by the test)
 // with a fake clock and a lookup source, on an amd64 and an arm64 node.
-func newWaitingScheduler(t testing.TB, src ImagePlatforms) (*Scheduler, *fakeClock) {
+func newWaitingScheduler(t testing.TB, src ImagePlatforms) (*Scheduler, *clocktest.Fake) {
 	t.Helper()
 	store := openStore(t, datastore.SQLiteConfig{})
 	clock := newFakeClock()

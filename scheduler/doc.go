@@ -42,7 +42,7 @@
 //     the pod may tolerate (node.kubernetes.io/unschedulable, not-ready,
 //     unreachable), as Kubernetes does;
 //   - taints.go: NoSchedule and NoExecute taints against tolerations;
-//   - nodeselector.go (matcher in nodeaffinity.go): nodeSelector and
+//   - nodeselector.go (matcher api.NodeMatcher): nodeSelector and
 //     required node affinity, with In, NotIn, Exists, DoesNotExist, Gt, Lt
 //     and matchFields metadata.name;
 //   - arch.go (rules in platforms.go): the pod's images must run on the

@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // podInfo is a pod with everything the scheduler derives from it computed
@@ -20,7 +22,7 @@ type podInfo struct {
 	ports     []hostPort  // host ports the pod occupies
 	spreadKey string      // pods with the same key belong together ("" = none)
 	images    []string    // normalized image references
-	nodes     *nodeMatcher
+	nodes     *api.NodeMatcher
 	preferred []weightedTerm
 	affinity  []podTerm // required pod affinity
 	anti      []podTerm // required pod anti-affinity
@@ -39,7 +41,7 @@ func newPodInfo(pod *corev1.Pod) *podInfo {
 		ports:     podHostPorts(spec),
 		spreadKey: spreadKeyOf(pod),
 		images:    podImages(spec),
-		nodes:     compileNodeMatcher(spec),
+		nodes:     api.CompileNodeMatcher(spec),
 		preferred: compilePreferred(spec),
 		affinity:  requiredAffinity(pod),
 		anti:      requiredAntiAffinity(pod),

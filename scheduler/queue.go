@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/bramble-edge/bramble/clock"
 )
 
 // queue holds the unbound pods the scheduler is responsible for, from the
@@ -26,7 +28,7 @@ import (
 // for the next back-off to end, never polling.
 type queue struct {
 	mu         sync.Mutex
-	clock      Clock
+	clock      clock.Clock
 	initial    time.Duration // first back-off
 	maximum    time.Duration // longest back-off
 	flushAfter time.Duration // longest stay in the unschedulable set
@@ -43,8 +45,8 @@ type queue struct {
 	wakeups   int64 // times Pop woke up without a pod (tests check it is not spinning)
 }
 
-func newQueue(clock Clock, initial, maximum, flushAfter time.Duration) *queue {
-	return &queue{clock: clock, initial: initial, maximum: maximum, flushAfter: flushAfter,
+func newQueue(clk clock.Clock, initial, maximum, flushAfter time.Duration) *queue {
+	return &queue{clock: clk, initial: initial, maximum: maximum, flushAfter: flushAfter,
 		items: map[string]*queuedPod{}, unsched: map[string]*queuedPod{}, wake: make(chan struct{}, 1)}
 }
 
@@ -169,19 +171,6 @@ func (q *queue) nextDeadline(now time.Time) (time.Duration, bool) {
 	}
 	return max(next.Sub(now), 0), true
 }
-
-// Clock is the time source of the queue's back-off. Tests inject a fake.
-type Clock interface {
-	Now() time.Time
-	// After delivers the time once d has passed.
-	After(d time.Duration) <-chan time.Time
-}
-
-// realClock is the wall clock.
-type realClock struct{}
-
-func (realClock) Now() time.Time                         { return time.Now() }
-func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // backoff is the wait after a pod's attempts-th failed attempt: initial,
 // doubling per attempt, at most maximum.

@@ -6,9 +6,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/clock/clocktest"
 )
 
-func newTestQueue() (*queue, *fakeClock) {
+func newTestQueue() (*queue, *clocktest.Fake) {
 	clock := newFakeClock()
 	return newQueue(clock, time.Second, 60*time.Second, 5*time.Minute), clock
 }
@@ -81,7 +83,7 @@ func TestUnschedulableWaitsForClusterChange(t *testing.T) {
 }
 
 // popAfterMove moves the unschedulable pods and waits out their back-off.
-func popAfterMove(t testing.TB, q *queue, clock *fakeClock) popped {
+func popAfterMove(t testing.TB, q *queue, clock *clocktest.Fake) popped {
 	t.Helper()
 	q.moveAll()
 	clock.Advance(time.Minute)
@@ -190,13 +192,13 @@ func TestPopDoesNotSpin(t *testing.T) {
 		p, _ := q.Pop(ctx)
 		got <- p
 	}()
-	waitFor(t, func() bool { return clock.waiterCount() == 1 }) // sleeping until the flush deadline
+	waitFor(t, func() bool { return clock.Waiters() == 1 }) // sleeping until the flush deadline
 	time.Sleep(50 * time.Millisecond)
 	if w := q.wakeupCount(); w != 0 {
 		t.Fatalf("idle: got %d wakeups, want 0", w)
 	}
 	q.moveAll() // back-off not over: one wakeup, then a sleep until it is
-	waitFor(t, func() bool { return q.wakeupCount() == 1 && clock.waiterCount() == 2 })
+	waitFor(t, func() bool { return q.wakeupCount() == 1 && clock.Waiters() == 2 })
 	clock.Advance(time.Second)
 	select {
 	case p := <-got:
@@ -215,12 +217,6 @@ func (q *queue) wakeupCount() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.wakeups
-}
-
-func (c *fakeClock) waiterCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waiters)
 }
 
 // waitFor polls cond for up to 5 s.

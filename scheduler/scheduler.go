@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/clock"
 	"github.com/bramble-edge/bramble/datastore"
 )
 
@@ -24,7 +25,7 @@ type Config struct {
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Clock drives the queue's back-off; defaults to the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// ImagePlatforms, if set, is asked about images the nodes'
 	// bramble.io/image-platforms annotations say nothing about. If it is
 	// a PendingImagePlatforms (a registry lookup), a pod waits, retried
@@ -72,7 +73,7 @@ func (c *Config) setDefaults() error {
 		}
 	}
 	c.Logger = cmp.Or(c.Logger, slog.Default())
-	c.Clock = cmp.Or[Clock](c.Clock, realClock{})
+	c.Clock = cmp.Or[clock.Clock](c.Clock, clock.Real{})
 	if c.TopologyLabels == nil {
 		c.TopologyLabels = []string{corev1.LabelTopologyZone}
 	}

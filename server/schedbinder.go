@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +22,6 @@ const SchedulerName = "default-scheduler"
 // PodScheduled condition like PUT pods/status, and Events.
 type schedulerBinder struct {
 	reg *registry.Registry
-	seq atomic.Uint64 // makes event names unique within a nanosecond
 }
 
 var _ scheduler.Binder = (*schedulerBinder)(nil)
@@ -70,29 +67,12 @@ func (b *schedulerBinder) Unschedulable(ctx context.Context, pod *corev1.Pod, me
 // Event records a core/v1 Event about pod, as kube-scheduler's shows in
 // `kubectl describe pod` and `kubectl get events`.
 func (b *schedulerBinder) Event(ctx context.Context, pod *corev1.Pod, eventType, reason, message string) error {
-	now := b.reg.Now().UTC()
-	ev := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace,
-			Name: pod.Name + "." + strconv.FormatInt(now.UnixNano(), 16) + strconv.FormatUint(b.seq.Add(1)%1000, 10)},
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
-			UID: pod.UID, ResourceVersion: pod.ResourceVersion},
-		Reason: reason, Message: truncateEventMessage(message), Type: eventType,
-		Source:         corev1.EventSource{Component: SchedulerName},
-		FirstTimestamp: metav1.NewTime(now), LastTimestamp: metav1.NewTime(now), Count: 1,
-		ReportingController: SchedulerName, ReportingInstance: SchedulerName,
+	ev, err := api.NewEvent(pod, SchedulerName, eventType, reason, message, b.reg.Now().UTC())
+	if err == nil {
+		_, err = b.reg.Client().Create(ctx, ev)
 	}
-	_, err := b.reg.Client().Create(ctx, ev)
 	if err != nil {
 		return fmt.Errorf("event %s for pod %s/%s: %w", reason, pod.Namespace, pod.Name, err)
 	}
 	return nil
-}
-
-// truncateEventMessage keeps a message within what validation allows.
-func truncateEventMessage(m string) string {
-	const max = 1024
-	if len(m) <= max {
-		return m
-	}
-	return m[:max-3] + "..."
 }

@@ -9,34 +9,21 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/clock"
+	"github.com/bramble-edge/bramble/clock/clocktest"
 	"github.com/bramble-edge/bramble/imageregistry"
 )
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newFakeClock is the clock pod tests move by hand.
+func newFakeClock() *clocktest.Fake {
+	return clocktest.NewFake(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // fakeRuntime keeps containers in memory. Containers named in autoExit
 // exit as soon as they start, with that code; exit ends a running one.
 type fakeRuntime struct {
 	mu       sync.Mutex
-	clock    Clock
+	clock    clock.Clock
 	ctrs     map[string]*fakeCtr
 	autoExit map[string]int
 	pullErr  error
@@ -53,8 +40,8 @@ type fakeCtr struct {
 
 var _ runtime.Runtime = (*fakeRuntime)(nil)
 
-func newFakeRuntime(clock Clock) *fakeRuntime {
-	return &fakeRuntime{clock: clock, ctrs: map[string]*fakeCtr{}, autoExit: map[string]int{},
+func newFakeRuntime(clk clock.Clock) *fakeRuntime {
+	return &fakeRuntime{clock: clk, ctrs: map[string]*fakeCtr{}, autoExit: map[string]int{},
 		execCode: map[string]int{}, stops: map[string]time.Duration{}}
 }
 

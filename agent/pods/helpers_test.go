@@ -9,12 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/clock/clocktest"
 )
 
 // harness drives one worker step by step with a fake runtime and clock.
 type harness struct {
 	t     testing.TB
-	clock *fakeClock
+	clock *clocktest.Fake
 	rt    *fakeRuntime
 	store *fakeStore
 	w     *worker

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/clock"
 )
 
 // ErrNotFound is what a Lookup returns (wrapped) for a missing object.
@@ -46,7 +47,7 @@ type Config struct {
 	NodeName string
 	NodeIP   string
 	Logger   *slog.Logger
-	Clock    Clock
+	Clock    clock.Clock
 	// SyncPeriod is how often a worker looks at its containers (1 s).
 	SyncPeriod time.Duration
 	// Backoff: the first delay after the second crash (10 s), its cap
@@ -66,7 +67,7 @@ func (c *Config) setDefaults() error {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Clock == nil {
-		c.Clock = realClock{}
+		c.Clock = clock.Real{}
 	}
 	setDuration(&c.SyncPeriod, time.Second)
 	setDuration(&c.BackoffInitial, 10*time.Second)

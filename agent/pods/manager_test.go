@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/clock"
 )
 
 // statusLog records OnStatus calls.
@@ -58,7 +60,7 @@ func startManager(t testing.TB, rt *fakeRuntime, store *fakeStore, log *statusLo
 }
 
 func TestManagerSyncDeleteAndOrphans(t *testing.T) {
-	rt := newFakeRuntime(realClock{})
+	rt := newFakeRuntime(clock.Real{})
 	rt.ctrs["orphan"] = &fakeCtr{}
 	rt.ctrs["orphan"].status.ID, rt.ctrs["orphan"].status.PodUID = "orphan", "gone"
 	store, log := &fakeStore{}, &statusLog{}
@@ -89,7 +91,7 @@ func TestManagerSyncDeleteAndOrphans(t *testing.T) {
 }
 
 func TestManagerAdoptsRunningContainers(t *testing.T) {
-	rt := newFakeRuntime(realClock{})
+	rt := newFakeRuntime(clock.Real{})
 	store, log := &fakeStore{}, &statusLog{}
 	dataDir := t.TempDir()
 	pod := testPod(corev1.RestartPolicyAlways, "app")
@@ -110,7 +112,7 @@ func TestManagerAdoptsRunningContainers(t *testing.T) {
 }
 
 func TestDeletionTimestampStopsWithGrace(t *testing.T) {
-	rt := newFakeRuntime(realClock{})
+	rt := newFakeRuntime(clock.Real{})
 	log := &statusLog{}
 	m := startManager(t, rt, &fakeStore{}, log, t.TempDir())
 	pod := testPod(corev1.RestartPolicyAlways, "app")
@@ -136,7 +138,7 @@ func TestDeletionTimestampStopsWithGrace(t *testing.T) {
 }
 
 func TestSyncBeforeStartCleansOrphansAtStart(t *testing.T) {
-	rt := newFakeRuntime(realClock{})
+	rt := newFakeRuntime(clock.Real{})
 	rt.ctrs["orphan"] = &fakeCtr{status: runtimeStatus("orphan", "gone")}
 	m, err := NewManager(rt, (&fakeStore{}).lookup, nil, Config{DataDir: t.TempDir(), SyncPeriod: 10 * time.Millisecond})
 	if err != nil {

@@ -54,7 +54,7 @@ type Controller struct {
 // New makes the controller and registers its informers and handlers with
 // d.Cache; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log.With("controller", "daemonset")
+	log := d.Logger("daemonset")
 	c := &Controller{
 		FailedPodBackoff: time.Second, FailedPodBackoffMax: 15 * time.Minute,
 		client: d.Client, log: log, now: d.Clock(), cache: d.Cache,

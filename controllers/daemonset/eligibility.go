@@ -2,9 +2,10 @@ package daemonset
 
 import (
 	"slices"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // Taint keys a DaemonSet's pods tolerate without being told to, as in
@@ -67,7 +68,7 @@ func nodePlacement(node *corev1.Node, spec *corev1.PodSpec) placement {
 	if spec.NodeName != "" && spec.NodeName != node.Name {
 		return placement{}
 	}
-	if !matchesNode(spec, node) {
+	if !api.CompileNodeMatcher(spec).Matches(node.Labels, node.Name) {
 		return placement{}
 	}
 	tolerations := withDaemonTolerations(spec)
@@ -92,75 +93,6 @@ func tolerates(tolerations []corev1.Toleration, taint *corev1.Taint) bool {
 		if tolerations[i].ToleratesTaint(taint) {
 			return true
 		}
-	}
-	return false
-}
-
-// matchesNode reports whether node satisfies spec.nodeSelector and the
-// required node affinity (its terms ORed, each term's expressions ANDed).
-func matchesNode(spec *corev1.PodSpec, node *corev1.Node) bool {
-	for k, v := range spec.NodeSelector {
-		if got, ok := node.Labels[k]; !ok || got != v {
-			return false
-		}
-	}
-	a := spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return true
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if termMatches(&term, node) {
-			return true
-		}
-	}
-	return false
-}
-
-// termMatches evaluates one term; an empty term matches no node.
-func termMatches(t *corev1.NodeSelectorTerm, node *corev1.Node) bool {
-	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
-		return false
-	}
-	for i := range t.MatchExpressions {
-		v, ok := node.Labels[t.MatchExpressions[i].Key]
-		if !requirementHolds(&t.MatchExpressions[i], v, ok) {
-			return false
-		}
-	}
-	for i := range t.MatchFields {
-		f := &t.MatchFields[i]
-		if f.Key != "metadata.name" || (f.Operator != corev1.NodeSelectorOpIn && f.Operator != corev1.NodeSelectorOpNotIn) {
-			return false
-		}
-		if !requirementHolds(f, node.Name, true) {
-			return false
-		}
-	}
-	return true
-}
-
-// requirementHolds evaluates one requirement against a label value
-// (present says whether the label exists). Malformed ones never hold.
-func requirementHolds(r *corev1.NodeSelectorRequirement, v string, present bool) bool {
-	switch r.Operator {
-	case corev1.NodeSelectorOpIn:
-		return present && slices.Contains(r.Values, v)
-	case corev1.NodeSelectorOpNotIn:
-		return !present || !slices.Contains(r.Values, v)
-	case corev1.NodeSelectorOpExists:
-		return present && len(r.Values) == 0
-	case corev1.NodeSelectorOpDoesNotExist:
-		return !present && len(r.Values) == 0
-	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-		if !present || len(r.Values) != 1 {
-			return false
-		}
-		bound, err1 := strconv.ParseInt(r.Values[0], 10, 64)
-		n, err2 := strconv.ParseInt(v, 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		return (r.Operator == corev1.NodeSelectorOpGt && n > bound) || (r.Operator == corev1.NodeSelectorOpLt && n < bound)
 	}
 	return false
 }

@@ -35,6 +35,7 @@ func TestNodePlacement(t *testing.T) {
 		{name: "selector label missing", labels: nil, spec: corev1.PodSpec{NodeSelector: map[string]string{"arch": "arm64"}}},
 		{name: "affinity In", labels: pi, spec: corev1.PodSpec{Affinity: affinity(exprs(req("zone", corev1.NodeSelectorOpIn, "barn", "shed")))}, run: true, con: true},
 		{name: "affinity NotIn", labels: pi, spec: corev1.PodSpec{Affinity: affinity(exprs(req("zone", corev1.NodeSelectorOpNotIn, "barn")))}},
+		{name: "affinity NotIn without values matches nothing", labels: pi, spec: corev1.PodSpec{Affinity: affinity(exprs(req("zone", corev1.NodeSelectorOpNotIn)))}},
 		{name: "affinity terms ORed", labels: pi, spec: corev1.PodSpec{Affinity: affinity(
 			exprs(req("zone", corev1.NodeSelectorOpIn, "shed")), exprs(req("arch", corev1.NodeSelectorOpExists)))}, run: true, con: true},
 		{name: "affinity expressions ANDed", labels: pi, spec: corev1.PodSpec{Affinity: affinity(

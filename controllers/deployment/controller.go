@@ -44,11 +44,7 @@ type Controller struct {
 // New makes the controller and registers its informers and handlers with
 // d.Cache; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log
-	if log == nil {
-		log = slog.Default()
-	}
-	log = log.With("controller", Component)
+	log := d.Logger(Component)
 	c := &Controller{
 		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
 		queue:       controllers.NewQueue(5*time.Millisecond, 1000*time.Second),

@@ -21,7 +21,6 @@ package gc
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -56,11 +55,7 @@ type Controller struct {
 // may be an owner or a dependent) and registers its handlers; nothing runs
 // until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	log = log.With("controller", "garbage-collector")
+	log := d.Logger("garbage-collector")
 	c := &Controller{
 		client: d.Client, cache: d.Cache, log: log,
 		queue:     controllers.NewQueue(10*time.Millisecond, 5*time.Minute),

@@ -53,7 +53,7 @@ type Controller struct {
 // New makes the controller and registers its informers and handlers with
 // d.Cache; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log.With("controller", "job")
+	log := d.Logger("job")
 	c := &Controller{
 		BackoffBase: 10 * time.Second, BackoffMax: 6 * time.Minute,
 		client: d.Client, log: log, now: d.Clock(), cache: d.Cache,

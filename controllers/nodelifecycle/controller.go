@@ -27,7 +27,6 @@ package nodelifecycle
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"time"
 
@@ -59,11 +58,7 @@ type Controller struct {
 // New asks d.Cache for the Node and Pod informers and registers its
 // handlers; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	log = log.With("controller", "nodelifecycle")
+	log := d.Logger("nodelifecycle")
 	c := &Controller{
 		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
 		nodeInf: d.Cache.Informer(nodesRes), podInf: d.Cache.Informer(podsRes),

@@ -10,7 +10,6 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -26,6 +25,11 @@ import (
 // Component names the controller in events.
 const Component = "replicaset-controller"
 
+// expectationTTL is how long a sync's writes may stay unobserved before
+// the controller acts again anyway (a lost watch event must not stall a
+// ReplicaSet for ever).
+const expectationTTL = 5 * time.Minute
+
 var (
 	replicaSets = controllers.MustResource("apps", "replicasets")
 	pods        = controllers.MustResource("", "pods")
@@ -40,7 +44,7 @@ type Controller struct {
 	rsInf  *controllers.Informer
 	podInf *controllers.Informer
 	queue  *controllers.Queue
-	exp    *expectations
+	exp    *controllers.Expectations
 	events *controllers.Recorder
 	burst  int
 }
@@ -48,11 +52,7 @@ type Controller struct {
 // New asks d.Cache for the ReplicaSet and Pod informers and registers its
 // handlers; nothing runs until Run.
 func New(d controllers.Deps) *Controller {
-	log := d.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	log = log.With("controller", "replicaset")
+	log := d.Logger("replicaset")
 	c := &Controller{
 		client: d.Client, cache: d.Cache, log: log, now: d.Clock(),
 		rsInf: d.Cache.Informer(replicaSets), podInf: d.Cache.Informer(pods),
@@ -60,7 +60,7 @@ func New(d controllers.Deps) *Controller {
 		events: controllers.NewRecorder(d.Client, Component, log),
 		burst:  DefaultBurst,
 	}
-	c.exp = newExpectations(c.now, expectationTTL)
+	c.exp = controllers.NewExpectations(expectationTTL, c.now)
 	c.rsInf.AddHandler(controllers.Handler{OnAdd: c.enqueue,
 		OnUpdate: func(_, cur api.Object) { c.enqueue(cur) }, OnDelete: c.rsDeleted})
 	c.podInf.AddHandler(controllers.Handler{OnAdd: c.podAdded, OnUpdate: c.podUpdated, OnDelete: c.podDeleted})
@@ -81,7 +81,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !ok {
 		return nil
 	}
-	mayAct := c.exp.satisfied(key) && rs.DeletionTimestamp == nil
+	mayAct := c.exp.Satisfied(key, controllers.CachedPods(c.podInf, rs.Namespace)) && rs.DeletionTimestamp == nil
 	owned, err := c.claimPods(ctx, rs, sel, c.candidatePods(rs, sel))
 	if err != nil {
 		return fmt.Errorf("claim pods of replicaset %s: %w", key, err)
@@ -108,7 +108,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 func (c *Controller) lookup(key string) (rs *appsv1.ReplicaSet, sel labels.Selector, ok bool) {
 	obj, found := c.rsInf.Get(controllers.SplitKey(key))
 	if !found {
-		c.exp.forget(key)
+		c.exp.Forget(key)
 		return nil, nil, false
 	}
 	rs = obj.(*appsv1.ReplicaSet)

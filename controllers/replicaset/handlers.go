@@ -18,7 +18,7 @@ import (
 
 func (c *Controller) rsDeleted(obj api.Object) {
 	key := controllers.KeyOf(obj)
-	c.exp.forget(key)
+	c.exp.Forget(key)
 	c.queue.Add(key)
 }
 
@@ -33,7 +33,7 @@ func (c *Controller) podAdded(obj api.Object) {
 	if ref := metav1.GetControllerOf(pod); ref != nil {
 		if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
 			key := controllers.KeyOf(rs)
-			c.exp.creationsObserved(key, 1)
+			c.exp.Observed(key, pod.Name, false)
 			c.queue.Add(key)
 		}
 		return
@@ -84,7 +84,7 @@ func (c *Controller) podDeleted(obj api.Object) {
 	}
 	if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
 		key := controllers.KeyOf(rs)
-		c.exp.deletionObserved(key, controllers.KeyOf(pod))
+		c.exp.Observed(key, pod.Name, true)
 		c.queue.Add(key)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // manageReplicas creates or deletes pods so that rs has spec.replicas
-// active pods, recording expectations first so that the next sync waits
-// for the cache to show these writes.
+// active pods, recording each write it made in the expectations so that
+// the next sync waits for the cache to show it.
 func (c *Controller) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, owned []*corev1.Pod) error {
 	create, remove := Diff(len(owned), desiredOf(rs), c.burst)
 	switch {
@@ -26,15 +26,9 @@ func (c *Controller) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, 
 	return nil
 }
 
-// createPods creates n pods in slow-start batches; the creations that
-// failed or were skipped are taken off the expectations at once.
+// createPods creates n pods in slow-start batches.
 func (c *Controller) createPods(ctx context.Context, rs *appsv1.ReplicaSet, n int) error {
-	key := controllers.KeyOf(rs)
-	c.exp.expectCreations(key, n)
-	done, err := SlowStart(ctx, n, 1, func(ctx context.Context) error { return c.createPod(ctx, rs) })
-	if skipped := n - done; skipped > 0 {
-		c.exp.creationsObserved(key, skipped)
-	}
+	_, err := SlowStart(ctx, n, 1, func(ctx context.Context) error { return c.createPod(ctx, rs) })
 	return err
 }
 
@@ -44,6 +38,7 @@ func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 		c.events.Eventf(rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 		return fmt.Errorf("create pod: %w", err)
 	}
+	c.exp.ExpectCreate(controllers.KeyOf(rs), out.GetName())
 	c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", out.GetName())
 	return nil
 }
@@ -51,19 +46,8 @@ func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 // deletePods deletes the pods at once, each only if it is still the pod
 // seen (UID precondition). A pod already gone counts as deleted.
 func (c *Controller) deletePods(ctx context.Context, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
-	key := controllers.KeyOf(rs)
-	podKeys := make([]string, len(victims))
-	for i, p := range victims {
-		podKeys[i] = controllers.KeyOf(p)
-	}
-	c.exp.expectDeletions(key, podKeys)
 	errs := parallel(len(victims), func(i int) error {
 		err := c.deletePod(ctx, rs, victims[i])
-		if err != nil {
-			// The cache will not show this deletion: it failed, or the pod
-			// was already gone (perhaps seen going before expectDeletions).
-			c.exp.deletionObserved(key, podKeys[i])
-		}
 		if errors.Is(err, errGone) {
 			return nil
 		}
@@ -84,6 +68,7 @@ func (c *Controller) deletePod(ctx context.Context, rs *appsv1.ReplicaSet, p *co
 		c.events.Eventf(rs, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
 		return fmt.Errorf("delete pod %s: %w", p.Name, err)
 	}
+	c.exp.ExpectDelete(controllers.KeyOf(rs), p.Name, p.UID)
 	c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/auth"
 )
@@ -32,9 +33,9 @@ func (g *nodeGraph) PodNode(ctx context.Context, namespace, name string) (string
 }
 
 // NodeReferences reports whether any pod bound to node uses the ConfigMap
-// or Secret namespace/name (volumes, env, envFrom, image pull secrets).
+// or Secret namespace/name, by the rule of api.PodReferences.
 func (g *nodeGraph) NodeReferences(ctx context.Context, node, resource, namespace, name string) (bool, error) {
-	if resource != "configmaps" && resource != "secrets" {
+	if resource != api.ResourceConfigMaps && resource != api.ResourceSecrets {
 		return false, nil
 	}
 	page, err := g.store.List(ctx, podsResource.Prefix(namespace), datastore.ListOptions{})
@@ -47,7 +48,7 @@ func (g *nodeGraph) NodeReferences(ctx context.Context, node, resource, namespac
 			return false, err
 		}
 		pod := obj.(*corev1.Pod)
-		if pod.Spec.NodeName == node && podReferences(pod, resource, name) {
+		if pod.Spec.NodeName == node && api.PodReferencesObject(&pod.Spec, resource, name) {
 			return true, nil
 		}
 	}
@@ -81,70 +82,4 @@ func NewSecretGetter(store datastore.Store) func(ctx context.Context, namespace,
 		}
 		return obj.(*corev1.Secret), nil
 	}
-}
-
-// podReferences reports whether pod uses the configmap or secret name.
-func podReferences(pod *corev1.Pod, resource, name string) bool {
-	secrets := resource == "secrets"
-	for _, ps := range pod.Spec.ImagePullSecrets {
-		if secrets && ps.Name == name {
-			return true
-		}
-	}
-	for _, v := range pod.Spec.Volumes {
-		if volumeReferences(v.VolumeSource, secrets, name) {
-			return true
-		}
-	}
-	for _, c := range allContainers(pod) {
-		if containerReferences(c, secrets, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func volumeReferences(v corev1.VolumeSource, secrets bool, name string) bool {
-	if secrets && v.Secret != nil && v.Secret.SecretName == name {
-		return true
-	}
-	if !secrets && v.ConfigMap != nil && v.ConfigMap.Name == name {
-		return true
-	}
-	if v.Projected == nil {
-		return false
-	}
-	for _, s := range v.Projected.Sources {
-		if (secrets && s.Secret != nil && s.Secret.Name == name) || (!secrets && s.ConfigMap != nil && s.ConfigMap.Name == name) {
-			return true
-		}
-	}
-	return false
-}
-
-func containerReferences(c corev1.Container, secrets bool, name string) bool {
-	for _, e := range c.EnvFrom {
-		if (secrets && e.SecretRef != nil && e.SecretRef.Name == name) || (!secrets && e.ConfigMapRef != nil && e.ConfigMapRef.Name == name) {
-			return true
-		}
-	}
-	for _, e := range c.Env {
-		if e.ValueFrom == nil {
-			continue
-		}
-		if (secrets && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == name) ||
-			(!secrets && e.ValueFrom.ConfigMapKeyRef != nil && e.ValueFrom.ConfigMapKeyRef.Name == name) {
-			return true
-		}
-	}
-	return false
-}
-
-func allContainers(pod *corev1.Pod) []corev1.Container {
-	out := append([]corev1.Container{}, pod.Spec.InitContainers...)
-	out = append(out, pod.Spec.Containers...)
-	for _, ec := range pod.Spec.EphemeralContainers {
-		out = append(out, corev1.Container(ec.EphemeralContainerCommon))
-	}
-	return out
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/clock/clocktest"
 )
 
 // secretStore is an in-memory namespace of Secrets with a list counter.
@@ -54,22 +56,10 @@ func (s *secretStore) listCount() int {
 	return s.lists
 }
 
-// fakeClock is a clock that moves only when told to or slept on.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
-func (c *fakeClock) Sleep(_ context.Context, d time.Duration) error { c.Advance(d); return nil }
-
-func newTestLookup(t testing.TB) (*SecretTokenLookup, *secretStore, *fakeClock) {
+func newTestLookup(t testing.TB) (*SecretTokenLookup, *secretStore, *clocktest.Fake) {
 	t.Helper()
 	store := &secretStore{secrets: make(map[string]corev1.Secret)}
-	clock := &fakeClock{now: time.Unix(1_800_000_000, 0)}
+	clock := clocktest.NewFake(time.Unix(1_800_000_000, 0))
 	l := NewSecretTokenLookup(store.list, SecretTokenLookupConfig{
 		TTL: 5 * time.Second, MissInterval: 100 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/clock/clocktest"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -25,24 +26,6 @@ import (
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// testClock is a clock tests move by hand.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // cluster is a real bramble API server on a real SQLite store, with the
 // join endpoints mounted ahead of it and node certificates checked against
 // the registry, behind a real TLS listener.
@@ -51,7 +34,7 @@ type cluster struct {
 	dataDir  string
 	pki      *pki.PKI
 	store    *datastore.SQLite
-	clock    *testClock
+	clock    *clocktest.Fake
 	tokens   *join.TokenStore
 	registry *join.NodeCertRegistry
 	authn    auth.Authenticator
@@ -67,7 +50,7 @@ type clusterOption func(*join.HandlerConfig)
 func newCluster(t testing.TB, opts ...clusterOption) *cluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &cluster{t: t, dataDir: t.TempDir(), clock: &testClock{now: time.Now()}}
+	c := &cluster{t: t, dataDir: t.TempDir(), clock: clocktest.NewFake(time.Now())}
 	var err error
 	if c.pki, err = pki.Load(filepath.Join(c.dataDir, "server", "tls"), pki.Config{Logger: quiet()}); err != nil {
 		t.Fatal(err)

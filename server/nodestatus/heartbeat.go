@@ -68,7 +68,7 @@ func (m *Monitor) onStatus(topic string, payload []byte) {
 	dirty := m.observeLocked(node, hb, m.cfg.Now())
 	m.mu.Unlock()
 	if dirty {
-		m.queue.add(nodeKey(node))
+		m.queue.Add(nodeKey(node))
 	}
 }
 

@@ -92,7 +92,7 @@ func (m *Monitor) checkLeases(now time.Time) {
 	m.mu.Unlock()
 	for _, name := range lapsed {
 		m.log.Info("node stopped sending heartbeats; marking it Ready=Unknown", "node", name, "grace", grace)
-		m.queue.add(nodeKey(name))
+		m.queue.Add(nodeKey(name))
 	}
 }
 

@@ -1,7 +1,6 @@
 package nodestatus
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -106,31 +105,6 @@ func TestComposeStatusKeepsTransitionTimes(t *testing.T) {
 	}
 	if findCondition(lost.Conditions, corev1.NodeDiskPressure) != nil {
 		t.Error("lost: a condition the agent never reported was added")
-	}
-}
-
-func TestWorkQueueCoalesces(t *testing.T) {
-	q := newWorkQueue()
-	ctx := context.Background()
-	q.add("a")
-	q.add("a")
-	q.add("b")
-	k, _ := q.get(ctx)
-	q.add("a") // while a is being synced: queued again after done
-	k2, _ := q.get(ctx)
-	if k != "a" || k2 != "b" {
-		t.Fatalf("got %q then %q, want a then b", k, k2)
-	}
-	q.done(k2)
-	q.done(k)
-	k3, _ := q.get(ctx)
-	if k3 != "a" {
-		t.Fatalf("after done: got %q, want a again", k3)
-	}
-	q.done(k3)
-	q.close()
-	if _, ok := q.get(ctx); ok {
-		t.Fatal("get after close: got a key, want none")
 	}
 }
 

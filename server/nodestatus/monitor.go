@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -97,7 +98,7 @@ func (c *Config) setDefaults() error {
 type Monitor struct {
 	cfg     Config
 	log     *slog.Logger
-	queue   *workQueue
+	queue   *controllers.Queue // nodeKey, podQueueKey; adds pile up into one sync
 	limiter *limiter
 	warn    warnGate
 
@@ -118,7 +119,7 @@ func New(cfg Config) (*Monitor, error) {
 		return nil, err
 	}
 	return &Monitor{cfg: cfg, log: cfg.Logger.With("component", "nodestatus"),
-		queue: newWorkQueue(), limiter: newLimiter(cfg.WritesPerSecond),
+		queue: controllers.NewQueue(retryMin, retryMax), limiter: newLimiter(cfg.WritesPerSecond),
 		nodes: map[string]*nodeState{}, tombs: map[string]time.Time{}, pods: map[podKey]*podState{}}, nil
 }
 
@@ -146,11 +147,8 @@ func (m *Monitor) Start(ctx context.Context) error {
 		}
 	}
 	ctx, m.cancel = context.WithCancel(ctx)
-	for range m.cfg.Workers {
-		m.wg.Add(1)
-		go func() { defer m.wg.Done(); m.work(ctx) }()
-	}
-	m.wg.Add(2)
+	m.wg.Add(3)
+	go func() { defer m.wg.Done(); controllers.RunWorkers(ctx, m.queue, m.cfg.Workers, m.log, m.syncLogged) }()
 	go func() { defer m.wg.Done(); m.watchLeases(ctx) }()
 	go func() { defer m.wg.Done(); m.watchNodes(ctx, rev) }()
 	return nil
@@ -163,7 +161,7 @@ func (m *Monitor) Stop() {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	m.queue.close()
+	m.queue.ShutDown()
 	m.wg.Wait()
 }
 

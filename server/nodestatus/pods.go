@@ -51,7 +51,7 @@ func (m *Monitor) onPodStatus(topic string, payload []byte) {
 	}
 	m.counters.podReports.Add(1)
 	for _, k := range m.notePods(node, r.Pods) {
-		m.queue.add(podQueueKey(k))
+		m.queue.Add(podQueueKey(k))
 	}
 }
 

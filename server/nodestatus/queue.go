@@ -7,93 +7,12 @@ import (
 	"time"
 )
 
-// Queue keys: "node/<name>" and "pod/<namespace>/<name>".
+// Queue keys: "node/<name>" and "pod/<namespace>/<name>". The queue is the
+// controllers' work queue: a key added while queued or being synced is
+// synced once more afterwards, never by two workers at once, so heartbeats
+// and reports that pile up while a write waits coalesce into one sync.
 func nodeKey(name string) string  { return "node/" + name }
 func podQueueKey(k podKey) string { return "pod/" + k.namespace + "/" + k.name }
-
-// workQueue holds the keys of objects to sync. A key is queued at most
-// once however often it is added, and never handed to two workers at
-// once: added while being synced, it is queued again when that sync is
-// done. So heartbeats and reports that pile up while a write waits
-// coalesce into one sync.
-type workQueue struct {
-	mu         sync.Mutex
-	items      []string
-	dirty      map[string]bool
-	processing map[string]bool
-	ready      chan struct{} // capacity 1: "items may be waiting"
-	closed     bool
-}
-
-func newWorkQueue() *workQueue {
-	return &workQueue{dirty: map[string]bool{}, processing: map[string]bool{}, ready: make(chan struct{}, 1)}
-}
-
-func (q *workQueue) add(key string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed || q.dirty[key] {
-		return
-	}
-	q.dirty[key] = true
-	if !q.processing[key] {
-		q.items = append(q.items, key)
-		q.signal()
-	}
-}
-
-func (q *workQueue) signal() {
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
-}
-
-// get waits for a key; false when ctx ends or the queue is closed.
-func (q *workQueue) get(ctx context.Context) (string, bool) {
-	for {
-		q.mu.Lock()
-		if q.closed {
-			q.mu.Unlock()
-			return "", false
-		}
-		if len(q.items) > 0 {
-			key := q.items[0]
-			q.items = q.items[1:]
-			delete(q.dirty, key)
-			q.processing[key] = true
-			if len(q.items) > 0 {
-				q.signal() // wake another worker
-			}
-			q.mu.Unlock()
-			return key, true
-		}
-		q.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return "", false
-		case <-q.ready:
-		}
-	}
-}
-
-// done ends the sync of key, queueing it again if it was added meanwhile.
-func (q *workQueue) done(key string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	delete(q.processing, key)
-	if q.dirty[key] && !q.closed {
-		q.items = append(q.items, key)
-		q.signal()
-	}
-}
-
-func (q *workQueue) close() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.closed = true
-	q.signal()
-}
 
 // Retry delays after a failed sync: doubling from retryMin to retryMax.
 const (
@@ -101,26 +20,14 @@ const (
 	retryMax = time.Minute
 )
 
-// work syncs queued keys until ctx ends. A failed sync is retried later
-// with back-off; the key stays in memory meanwhile.
-func (m *Monitor) work(ctx context.Context) {
-	failures := map[string]int{}
-	for {
-		key, ok := m.queue.get(ctx)
-		if !ok {
-			return
-		}
-		err := m.sync(ctx, key)
-		m.queue.done(key)
-		if err == nil || ctx.Err() != nil {
-			delete(failures, key)
-			continue
-		}
-		failures[key]++
-		delay := min(retryMin<<min(failures[key]-1, 6), retryMax)
-		m.log.Warn("status write failed; retrying", "key", key, "err", err, "in", delay)
-		time.AfterFunc(delay, func() { m.queue.add(key) })
+// syncLogged is the workers' sync: a failed one is logged here and
+// retried by the queue with back-off (retryMin doubling to retryMax).
+func (m *Monitor) syncLogged(ctx context.Context, key string) error {
+	err := m.sync(ctx, key)
+	if err != nil && ctx.Err() == nil {
+		m.log.Warn("status write failed; retrying", "key", key, "err", err, "retries", m.queue.NumRequeues(key))
 	}
+	return err
 }
 
 func (m *Monitor) sync(ctx context.Context, key string) error {
