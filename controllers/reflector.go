@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/bramble-edge/bramble/api"
@@ -28,8 +29,8 @@ func newReflector(store datastore.Store, res *api.Resource, log *slog.Logger, in
 }
 
 // OnReplace applies a list; the first one marks the informer synced.
-func (r *reflector) OnReplace(l *listwatch.List) error {
-	if err := r.Mirror.OnReplace(l); err != nil {
+func (r *reflector) OnReplace(ctx context.Context, l *listwatch.List) error {
+	if err := r.Mirror.OnReplace(ctx, l); err != nil {
 		return err
 	}
 	r.inf.markSynced()

@@ -33,10 +33,10 @@ type Handler interface {
 	// with list.Each; whatever the handler holds that Each did not give is
 	// gone. An error (Each's, or the handler's own) has the list made
 	// again later.
-	OnReplace(list *List) error
+	OnReplace(ctx context.Context, list *List) error
 	// OnEvent hands over one change after the last list, in revision
 	// order. ev and its KeyValues are shared: read-only.
-	OnEvent(ev *datastore.Event)
+	OnEvent(ctx context.Context, ev *datastore.Event)
 }
 
 // Config tunes a Follower; zero values get defaults.
@@ -125,7 +125,7 @@ func (f *Follower) Revision() int64 { return f.w.Last() }
 func (f *Follower) Replace(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		l := &List{ctx: ctx, store: f.store, prefix: f.prefix}
-		err := f.h.OnReplace(l)
+		err := f.h.OnReplace(ctx, l)
 		if err == nil && !l.read {
 			err = errors.New("the handler did not read the list")
 		}
@@ -167,7 +167,7 @@ func (f *Follower) Follow(ctx context.Context) {
 			f.w.Recv(batch, ok)
 			for i := range batch {
 				if batch[i].Type != datastore.EventProgress {
-					f.h.OnEvent(&batch[i])
+					f.h.OnEvent(ctx, &batch[i])
 				}
 			}
 		case <-ctx.Done():

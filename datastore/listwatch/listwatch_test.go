@@ -199,12 +199,14 @@ type failingHandler struct {
 	sink         *sink
 }
 
-func (h *failingHandler) OnReplace(l *List) error {
+func (h *failingHandler) OnReplace(ctx context.Context, l *List) error {
 	h.calls++
 	if h.calls <= h.fails {
 		return errors.New("injected handler failure")
 	}
-	return NewMirror("/p/", h.sink).OnReplace(l)
+	return NewMirror("/p/", h.sink).OnReplace(ctx, l)
 }
 
-func (h *failingHandler) OnEvent(ev *datastore.Event) { h.sink.Upsert(ev.KV.Key, ev.KV) }
+func (h *failingHandler) OnEvent(_ context.Context, ev *datastore.Event) {
+	h.sink.Upsert(ev.KV.Key, ev.KV)
+}

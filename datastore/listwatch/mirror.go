@@ -1,6 +1,7 @@
 package listwatch
 
 import (
+	"context"
 	"strings"
 
 	"github.com/bramble-edge/bramble/datastore"
@@ -40,7 +41,7 @@ func (m *Mirror) ModRevision(key string) (int64, bool) {
 
 // OnReplace hands over the new and changed keys of the list, then removes
 // the keys it lacks.
-func (m *Mirror) OnReplace(l *List) error {
+func (m *Mirror) OnReplace(_ context.Context, l *List) error {
 	seen := map[string]bool{}
 	err := l.Each(func(kv *datastore.KeyValue) {
 		key := strings.TrimPrefix(kv.Key, m.prefix)
@@ -63,7 +64,7 @@ func (m *Mirror) OnReplace(l *List) error {
 }
 
 // OnEvent hands over one change.
-func (m *Mirror) OnEvent(ev *datastore.Event) {
+func (m *Mirror) OnEvent(_ context.Context, ev *datastore.Event) {
 	key := strings.TrimPrefix(ev.KV.Key, m.prefix)
 	if ev.Type != datastore.EventDelete {
 		m.known[key] = ev.KV.ModRevision
