@@ -17,6 +17,7 @@ type Cache struct {
 	mu        sync.Mutex
 	informers map[*api.Resource]*Informer
 	started   bool
+	running   []*reflector
 }
 
 // NewCache makes an empty cache over store.
@@ -41,14 +42,27 @@ func (c *Cache) Informer(res *api.Resource) *Informer {
 }
 
 // Start lists every informer's resource and keeps it current from the
-// datastore's watch until ctx ends. It returns at once; see WaitForSync.
+// datastore's watch until Stop or ctx ends. It returns at once; see
+// WaitForSync.
 func (c *Cache) Start(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.started = true
 	for res, inf := range c.informers {
 		r := newReflector(c.store, res, c.log, inf)
-		go r.start(ctx)
+		r.f.Go(ctx)
+		c.running = append(c.running, r)
+	}
+}
+
+// Stop ends every informer's list and watch and waits for them.
+func (c *Cache) Stop() {
+	c.mu.Lock()
+	running := c.running
+	c.running = nil
+	c.mu.Unlock()
+	for _, r := range running {
+		r.f.Stop()
 	}
 }
 

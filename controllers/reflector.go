@@ -3,18 +3,19 @@ package controllers
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
 )
 
-// reflector keeps one Informer in step with its resource in the datastore
-// (listwatch does the list, the watch, the resume and the relist) and
-// decodes what it hands over.
+// reflector keeps one Informer in step with its resource in the datastore:
+// a listwatch.Follower does the list, the watch, the resume and the
+// relist, its Mirror turns them into upserts and removals, and the
+// reflector decodes what they hand over.
 type reflector struct {
-	lw  *listwatch.Reflector
+	*listwatch.Mirror
+	f   *listwatch.Follower
 	res *api.Resource
 	log *slog.Logger
 	inf *Informer
@@ -22,26 +23,18 @@ type reflector struct {
 
 func newReflector(store datastore.Store, res *api.Resource, log *slog.Logger, inf *Informer) *reflector {
 	r := &reflector{res: res, log: log.With("resource", res.Name), inf: inf}
-	r.lw = listwatch.New(store, res.Prefix(""), r.log, r)
+	r.Mirror = listwatch.NewMirror(res.Prefix(""), r)
+	r.f = listwatch.New(store, res.Prefix(""), r, listwatch.Config{Logger: r.log})
 	return r
 }
 
-// start lists until that succeeds, marks the informer synced, then watches
-// until ctx ends.
-func (r *reflector) start(ctx context.Context) {
-	for {
-		err := r.lw.List(ctx)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		r.log.Warn("list failed; retrying", "err", err)
-		listwatch.Sleep(ctx, time.Second)
+// OnReplace applies a list; the first one marks the informer synced.
+func (r *reflector) OnReplace(ctx context.Context, l *listwatch.List) error {
+	if err := r.Mirror.OnReplace(ctx, l); err != nil {
+		return err
 	}
 	r.inf.markSynced()
-	r.lw.Watch(ctx)
+	return nil
 }
 
 // Upsert decodes a stored object (its resourceVersion is the key's mod

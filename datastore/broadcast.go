@@ -19,6 +19,9 @@ type broadcaster struct {
 	groups  map[string]*watchGroup
 	lengths []int // distinct len(prefix) over groups, sorted
 	closed  bool
+	// published is the revision of the last event published: every event
+	// up to it is in its subscribers' channels (or was taken from them).
+	published int64
 }
 
 type watchGroup struct {
@@ -94,6 +97,9 @@ func (b *broadcaster) recountLengths() {
 func (b *broadcaster) publish(events []Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(events) > 0 {
+		b.published = events[len(events)-1].Revision
+	}
 	if len(b.groups) == 0 {
 		return
 	}
@@ -117,6 +123,25 @@ func (b *broadcaster) publish(events []Event) {
 				b.dropLocked(sub) // too far behind: cut off
 			}
 		}
+	}
+}
+
+// progress queues, behind the events already queued for s, a progress
+// event at the last revision published: when the watcher takes it, it has
+// taken every matching event up to that revision. It reports false when
+// the channel is full (try again once the watcher has taken some).
+func (s *subscription) progress() bool {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.done {
+		return true // closed: the watcher ends, nothing to answer
+	}
+	select {
+	case s.ch <- []Event{{Type: EventProgress, Revision: b.published}}:
+		return true
+	default:
+		return false
 	}
 }
 

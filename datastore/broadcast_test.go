@@ -81,3 +81,26 @@ func TestBroadcasterDropsSlowSubscriber(t *testing.T) {
 		t.Fatalf("after every cancel: got %d groups, lengths %v; want none", len(b.groups), b.lengths)
 	}
 }
+
+// A progress request queues behind the events already published and
+// carries the last published revision; a full channel refuses it.
+func TestBroadcasterProgressQueuesBehindEvents(t *testing.T) {
+	b := newBroadcaster(2)
+	sub := b.subscribe("/a/")
+	b.publish(eventsFor("/b/x", "/a/y", "/b/z")) // revisions 1..3
+	if !sub.progress() {
+		t.Fatal("progress with room in the channel: got false, want true")
+	}
+	first, second := <-sub.ch, <-sub.ch
+	if len(first) != 1 || first[0].KV.Key != "/a/y" {
+		t.Fatalf("first batch: got %v, want the event of /a/y", first)
+	}
+	if len(second) != 1 || second[0].Type != EventProgress || second[0].Revision != 3 {
+		t.Fatalf("second batch: got %v, want progress at 3", second)
+	}
+	b.publish([]Event{{Type: EventCreate, Revision: 4, KV: &KeyValue{Key: "/a/1"}}})
+	b.publish([]Event{{Type: EventCreate, Revision: 5, KV: &KeyValue{Key: "/a/2"}}})
+	if sub.progress() {
+		t.Fatal("progress with a full channel: got true, want false")
+	}
+}

@@ -51,6 +51,10 @@ const (
 	EventCreate EventType = iota + 1
 	EventUpdate
 	EventDelete
+	// EventProgress is no change: only a watch opened with WatchProgress
+	// delivers it, alone in its batch, with KV nil. Its Revision says that
+	// every event under the watch's prefix up to it has been delivered.
+	EventProgress
 )
 
 func (t EventType) String() string {
@@ -61,6 +65,8 @@ func (t EventType) String() string {
 		return "update"
 	case EventDelete:
 		return "delete"
+	case EventProgress:
+		return "progress"
 	}
 	return "unknown"
 }
@@ -119,6 +125,13 @@ type Store interface {
 	// Events (and their KeyValues) may be shared between watchers: treat
 	// them as read-only.
 	Watch(ctx context.Context, prefix string, afterRev int64) (<-chan []Event, error)
+	// WatchProgress is Watch that also answers progress requests: for each
+	// value received on requests it delivers a batch of one EventProgress
+	// event at a revision R, at least the latest committed when the request
+	// arrived, once every event under prefix up to R has been delivered
+	// (none is sent while R would not pass afterRev). An API server builds
+	// its watch bookmarks on it.
+	WatchProgress(ctx context.Context, prefix string, afterRev int64, requests <-chan struct{}) (<-chan []Event, error)
 	// CurrentRevision is the latest committed revision.
 	CurrentRevision(ctx context.Context) (int64, error)
 	// CompactRevision is the oldest revision still readable (0 when nothing

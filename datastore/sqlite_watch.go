@@ -23,6 +23,12 @@ type replayPage struct {
 // live events, skipping any already replayed: every event under prefix with
 // a revision > afterRev arrives once, in order.
 func (s *SQLite) Watch(ctx context.Context, prefix string, afterRev int64) (<-chan []Event, error) {
+	return s.WatchProgress(ctx, prefix, afterRev, nil)
+}
+
+// WatchProgress is Watch that answers each request on requests with an
+// EventProgress, queued behind the live events already published.
+func (s *SQLite) WatchProgress(ctx context.Context, prefix string, afterRev int64, requests <-chan struct{}) (<-chan []Event, error) {
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -39,7 +45,7 @@ func (s *SQLite) Watch(ctx context.Context, prefix string, afterRev int64) (<-ch
 	started := s.spawn(func() {
 		defer close(out)
 		defer sub.cancel()
-		w := &watchRun{s: s, ctx: ctx, prefix: prefix, out: out, last: afterRev}
+		w := &watchRun{s: s, ctx: ctx, prefix: prefix, out: out, from: afterRev, last: afterRev, requests: requests}
 		if w.replayFrom(first) {
 			w.forward(sub)
 		}
@@ -52,11 +58,13 @@ func (s *SQLite) Watch(ctx context.Context, prefix string, afterRev int64) (<-ch
 }
 
 type watchRun struct {
-	s      *SQLite
-	ctx    context.Context
-	prefix string
-	out    chan<- []Event
-	last   int64 // every matching event <= last was delivered
+	s        *SQLite
+	ctx      context.Context
+	prefix   string
+	out      chan<- []Event
+	from     int64 // the watch's afterRev
+	last     int64 // every matching event <= last was delivered
+	requests <-chan struct{}
 }
 
 func (w *watchRun) send(evs []Event) bool {
@@ -90,27 +98,47 @@ func (w *watchRun) replayFrom(page replayPage) bool {
 }
 
 // forward relays live events newer than the replay until the subscription
-// is dropped (too slow, or the store closed) or ctx ends.
+// is dropped (too slow, or the store closed) or ctx ends, and answers
+// progress requests.
 func (w *watchRun) forward(sub *subscription) {
+	pending := false // a progress request waits for room in sub's channel
 	for {
 		select {
 		case evs, ok := <-sub.ch:
+			if !ok || !w.relay(evs) {
+				return
+			}
+		case _, ok := <-w.requests:
 			if !ok {
-				return
+				w.requests = nil
 			}
-			i := 0
-			for i < len(evs) && evs[i].Revision <= w.last {
-				i++
-			}
-			if i < len(evs) && !w.send(evs[i:]) {
-				return
-			}
+			pending = ok
 		case <-w.ctx.Done():
 			return
 		case <-w.s.stop:
 			return
 		}
+		if pending {
+			pending = !sub.progress()
+		}
 	}
+}
+
+// relay sends what is new in one published batch: the events after last,
+// or a progress event, which moves last (everything up to it was taken).
+func (w *watchRun) relay(evs []Event) bool {
+	if len(evs) == 1 && evs[0].Type == EventProgress {
+		rev := max(evs[0].Revision, w.last)
+		if rev <= w.from {
+			return true
+		}
+		return w.send([]Event{{Type: EventProgress, Revision: rev}})
+	}
+	i := 0
+	for i < len(evs) && evs[i].Revision <= w.last {
+		i++
+	}
+	return i == len(evs) || w.send(evs[i:])
 }
 
 // replay reads up to replayChunk events under prefix after afterRev, in one

@@ -67,6 +67,7 @@ func newWriter(ctx context.Context, s *SQLite) (*writer, error) {
 	}
 	w.rev = cur
 	s.rev.Store(cur)
+	s.bc.published = cur // no watcher yet: the store is still opening
 	s.compactRev.Store(compact)
 	return w, nil
 }

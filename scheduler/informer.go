@@ -31,10 +31,12 @@ type eventHandler interface {
 }
 
 // reflector keeps a handler in step with one resource in the datastore
-// (listwatch does the list, the watch, the resume and the relist) and
-// decodes what it hands over.
+// (a listwatch.Follower does the list, the watch, the resume and the
+// relist; its Mirror turns them into upserts and removals) and decodes
+// what it hands over.
 type reflector struct {
-	*listwatch.Reflector
+	*listwatch.Mirror
+	f   *listwatch.Follower
 	res *api.Resource
 	log *slog.Logger
 	h   eventHandler
@@ -42,18 +44,23 @@ type reflector struct {
 
 func newReflector(store datastore.Store, res *api.Resource, log *slog.Logger, h eventHandler) *reflector {
 	r := &reflector{res: res, log: log.With("resource", res.Name), h: h}
-	r.Reflector = listwatch.New(store, res.Prefix(""), r.log, r)
+	r.Mirror = listwatch.NewMirror(res.Prefix(""), r)
+	r.f = listwatch.New(store, res.Prefix(""), r.Mirror, listwatch.Config{Logger: r.log})
 	return r
 }
 
 // count is the number of objects known; not safe once run has started.
 func (r *reflector) count() int { return r.Len() }
 
+// Revision is the revision the reflector has handed over everything up
+// to; not safe once run has started.
+func (r *reflector) Revision() int64 { return r.f.Revision() }
+
 // list reads every object and hands over what changed.
-func (r *reflector) list(ctx context.Context) error { return r.List(ctx) }
+func (r *reflector) list(ctx context.Context) error { return r.f.Replace(ctx) }
 
 // run watches until ctx ends.
-func (r *reflector) run(ctx context.Context) { r.Watch(ctx) }
+func (r *reflector) run(ctx context.Context) { r.f.Follow(ctx) }
 
 // Upsert decodes a stored object (its resourceVersion is the key's mod
 // revision) and hands it over.

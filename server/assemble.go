@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -23,7 +25,11 @@ import (
 // stop is queued on s.stops; bg ends with Stop.
 func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) {
 	side := &mqttSide{}
-	certs := join.NewNodeCertRegistry(s.Store, join.NodeCertRegistryConfig{Logger: s.log, OnInvalidate: side.revoke})
+	revStore := datastore.Store(s.Store) // what certificate revocation follows
+	if cfg.WrapStore != nil {
+		revStore = cfg.WrapStore(revStore)
+	}
+	certs := join.NewNodeCertRegistry(revStore, join.NodeCertRegistryConfig{Logger: s.log, OnInvalidate: side.revoke})
 	if err := certs.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate registry: %w", err)
 	}
@@ -44,9 +50,11 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
-	if err := revokeDeletedNodes(bg, s.log, s.Store, certs); err != nil {
-		return nil, err
+	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
+	if err := revoker.Start(bg); err != nil {
+		return nil, fmt.Errorf("node certificate revocation: %w", err)
 	}
+	s.stops = append(s.stops, revoker.Stop)
 	if err := s.startMQTTParts(bg, cfg, side); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,9 @@ type Config struct {
 	Publish    publish.Config    // Store, Bus and Logger are filled in
 	Logger     *slog.Logger
 	LogLevel   string // --log-level: debug, info, warn, error
+	// WrapStore, when set, wraps the datastore that node certificate
+	// revocation follows: tests inject watch faults there.
+	WrapStore func(datastore.Store) datastore.Store
 }
 
 // Defaults applied to zero fields.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/auth"
-	"github.com/bramble-edge/bramble/server/join"
 )
 
 // lockDataDir takes an exclusive flock on <server dir>/lock so a second
@@ -76,45 +74,4 @@ func secretLister(store datastore.Store) auth.SecretLister {
 		}
 		return out, nil
 	}
-}
-
-// revokeDeletedNodes revokes a node's certificate the moment its Node object
-// is deleted, for the API and the broker alike.
-func revokeDeletedNodes(ctx context.Context, log *slog.Logger, store datastore.Store, certs *join.NodeCertRegistry) error {
-	nodes, _ := api.Lookup("", "v1", "nodes")
-	rev, err := store.CurrentRevision(ctx)
-	if err != nil {
-		return err
-	}
-	go func() {
-		for ctx.Err() == nil {
-			events, err := store.Watch(ctx, nodes.Prefix(""), rev)
-			if errors.Is(err, datastore.ErrCompacted) {
-				// Fell so far behind that history is gone: deletions in the
-				// gap are missed (logged), later ones are still revoked.
-				log.Error("node deletions lost to compaction; their certificates stay valid until they expire", "after-rev", rev)
-				if rev, err = store.CurrentRevision(ctx); err == nil {
-					continue
-				}
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					log.Error("watch nodes for certificate revocation", "err", err)
-				}
-				return
-			}
-			for batch := range events {
-				for _, ev := range batch {
-					rev = ev.Revision
-					if ev.Type == datastore.EventDelete {
-						name := strings.TrimPrefix(ev.KV.Key, nodes.Prefix(""))
-						if err := certs.Revoke(ctx, name); err != nil {
-							log.Error("revoke node certificate", "node", name, "err", err)
-						}
-					}
-				}
-			}
-		}
-	}()
-	return nil
 }

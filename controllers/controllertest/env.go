@@ -56,6 +56,7 @@ func New(t testing.TB) *Env {
 func (e *Env) Start() {
 	e.T.Helper()
 	e.Cache.Start(e.Ctx)
+	e.T.Cleanup(e.Cache.Stop) // before the store closes
 	ctx, cancel := context.WithTimeout(e.Ctx, 30*time.Second)
 	defer cancel()
 	if !e.Cache.WaitForSync(ctx) {

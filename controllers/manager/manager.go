@@ -63,10 +63,12 @@ func (m *Manager) Start(ctx context.Context) {
 	m.deps.Log.Info("controllers started", "count", len(m.loops))
 }
 
-// Stop ends every controller and waits for their workers.
+// Stop ends every controller and waits for their workers and for the
+// cache's reflectors.
 func (m *Manager) Stop() {
 	if m.cancel != nil {
 		m.cancel()
 	}
 	m.running.Wait()
+	m.deps.Cache.Stop()
 }

@@ -1,157 +1,188 @@
 // Package listwatch keeps a consumer in step with the keys under one
-// datastore prefix: a List, then a Watch from the list's revision. When the
-// store cuts a slow watch off, it resumes from the last revision it saw;
-// when that revision has been compacted, it lists again and reports what
-// disappeared meanwhile. The scheduler's cache and the controllers'
-// informers are both fed this way.
+// datastore prefix. It is the one way bramble follows a prefix:
+//
+//   - a Follower lists the prefix, hands the list to its Handler, then
+//     watches from the list's revision and hands over every change; when
+//     the store cuts a slow watch off it resumes after the last revision
+//     handed over; when that revision has been compacted it lists again and
+//     hands the new list over as a replacement (it never jumps ahead,
+//     losing what happened in between); failures are retried with backoff;
+//     Stop waits for every goroutine it started.
+//   - a Watch is the watch-and-resume part alone, for a consumer that must
+//     not list again (an HTTP watch ends with 410 instead) or that runs the
+//     loop itself (the MQTT publisher's dispatcher).
+//   - a Mirror is a Handler that turns lists and events into per-key
+//     upserts and removals, for caches (informers, the scheduler's).
 package listwatch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"time"
+	"sync"
 
 	"github.com/bramble-edge/bramble/datastore"
 )
 
-// Sink is told of the keys under the prefix, in revision order, on the
-// Reflector's goroutine. key is the datastore key without the prefix.
-type Sink interface {
-	Upsert(key string, kv *datastore.KeyValue)
-	Remove(key string)
+// Handler is told what is under the prefix, one call at a time, on the
+// goroutine that runs the Follower.
+type Handler interface {
+	// OnReplace hands over the whole prefix: after the first list and after
+	// every list made because the watch fell behind compaction. Read it
+	// with list.Each; whatever the handler holds that Each did not give is
+	// gone. An error (Each's, or the handler's own) has the list made
+	// again later.
+	OnReplace(ctx context.Context, list *List) error
+	// OnEvent hands over one change after the last list, in revision
+	// order. ev and its KeyValues are shared: read-only.
+	OnEvent(ctx context.Context, ev *datastore.Event)
 }
 
-// Reflector follows one prefix. List, then Watch; neither is safe to call
-// while the other runs.
-type Reflector struct {
+// Config tunes a Follower; zero values get defaults.
+type Config struct {
+	Logger  *slog.Logger // default slog.Default()
+	Backoff Backoff      // between failed lists and failed watches
+}
+
+// Follower follows one prefix for one Handler.
+type Follower struct {
 	store  datastore.Store
 	prefix string
+	h      Handler
 	log    *slog.Logger
-	sink   Sink
-	known  map[string]int64 // key -> mod revision handed to the sink
-	rev    int64            // every change up to rev has been handed over
-	// Retry is the wait after a failed watch (default 1 s).
-	Retry time.Duration
+	w      *Watch
+	back   Backoff
+
+	synced   chan struct{}
+	syncOnce sync.Once
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 }
 
-// PageSize is how many keys one List page reads.
-const PageSize = 500
-
-// New makes a Reflector of prefix for sink.
-func New(store datastore.Store, prefix string, log *slog.Logger, sink Sink) *Reflector {
-	return &Reflector{store: store, prefix: prefix, log: log, sink: sink,
-		known: map[string]int64{}, Retry: time.Second}
+// New makes a Follower of prefix for h; Start or Go runs it.
+func New(store datastore.Store, prefix string, h Handler, cfg Config) *Follower {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Follower{store: store, prefix: prefix, h: h, log: log, back: cfg.Backoff, synced: make(chan struct{}),
+		w: NewWatch(store, prefix, 0, WatchConfig{Logger: log, Backoff: cfg.Backoff})}
 }
 
-// Len is the number of keys known.
-func (r *Reflector) Len() int { return len(r.known) }
-
-// Revision is the revision every change up to which has been handed over.
-func (r *Reflector) Revision() int64 { return r.rev }
-
-// ModRevision is the mod revision of key as last handed over.
-func (r *Reflector) ModRevision(key string) (int64, bool) {
-	rev, ok := r.known[key]
-	return rev, ok
-}
-
-var errCompactedMidList = errors.New("revision compacted between pages")
-
-// List reads every key (page by page, at one revision), hands over the new
-// and changed ones, and removes the ones that are gone.
-func (r *Reflector) List(ctx context.Context) error {
-	seen := map[string]bool{}
-	rev, err := r.listPages(ctx, seen)
-	if errors.Is(err, errCompactedMidList) {
-		clear(seen) // the list's revision was compacted between pages: start over
-		rev, err = r.listPages(ctx, seen)
+// Start lists the prefix and hands the list over (an error is returned and
+// nothing runs), then follows the prefix on a goroutine of its own until
+// Stop or ctx ends.
+func (f *Follower) Start(ctx context.Context) error {
+	if err := f.Replace(ctx); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("list %s: %w", r.prefix, err)
-	}
-	for key := range r.known {
-		if !seen[key] {
-			delete(r.known, key)
-			r.sink.Remove(key)
-		}
-	}
-	r.rev = rev
+	f.spawn(ctx, f.Follow)
 	return nil
 }
 
-func (r *Reflector) listPages(ctx context.Context, seen map[string]bool) (int64, error) {
-	var cont string
-	var rev int64
-	for {
-		page, err := r.store.List(ctx, r.prefix, datastore.ListOptions{Limit: PageSize, Continue: cont})
-		if errors.Is(err, datastore.ErrCompacted) && cont != "" {
-			return 0, fmt.Errorf("%w: %w", errCompactedMidList, err)
-		}
-		if err != nil {
-			return 0, err
-		}
-		rev = cmp.Or(rev, page.Revision)
-		for _, kv := range page.Items {
-			key := strings.TrimPrefix(kv.Key, r.prefix)
-			seen[key] = true
-			if r.known[key] != kv.ModRevision {
-				r.known[key] = kv.ModRevision
-				r.sink.Upsert(key, kv)
+// Go is Start with the first list also on the Follower's goroutine,
+// retried until it succeeds; Synced says when it has been handed over.
+func (f *Follower) Go(ctx context.Context) {
+	f.spawn(ctx, func(ctx context.Context) {
+		for f.Replace(ctx) != nil {
+			if !f.back.Wait(ctx) {
+				return
 			}
 		}
-		if cont = page.Continue; cont == "" {
-			return rev, nil
-		}
-	}
+		f.back.Reset()
+		f.Follow(ctx)
+	})
 }
 
-// Watch follows the prefix from the listed revision until ctx ends.
-func (r *Reflector) Watch(ctx context.Context) {
-	for ctx.Err() == nil {
-		ch, err := r.store.Watch(ctx, r.prefix, r.rev)
-		if errors.Is(err, datastore.ErrCompacted) {
-			r.log.Warn("watch fell behind compaction; listing again", "prefix", r.prefix, "rev", r.rev)
-			if err = r.List(ctx); err == nil {
-				continue
-			}
+func (f *Follower) spawn(ctx context.Context, run func(context.Context)) {
+	ctx, f.cancel = context.WithCancel(ctx)
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		run(ctx)
+	}()
+}
+
+// Stop ends the Follower's goroutine and waits for it.
+func (f *Follower) Stop() {
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.wg.Wait()
+}
+
+// Synced is closed once a first list has been handed over.
+func (f *Follower) Synced() <-chan struct{} { return f.synced }
+
+// Revision is the revision every change up to which has been handed over.
+// Not safe to call while the Follower's goroutine runs.
+func (f *Follower) Revision() int64 { return f.w.Last() }
+
+// Replace lists the prefix and hands the list to OnReplace; the watch then
+// follows from the list's revision. A list cut short because its revision
+// was compacted between pages is made again at once.
+func (f *Follower) Replace(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		l := &List{ctx: ctx, store: f.store, prefix: f.prefix}
+		err := f.h.OnReplace(ctx, l)
+		if err == nil && !l.read {
+			err = errors.New("the handler did not read the list")
 		}
-		if err != nil {
-			if ctx.Err() == nil {
-				r.log.Warn("watch failed; retrying", "prefix", r.prefix, "rev", r.rev, "err", err)
-				Sleep(ctx, r.Retry)
-			}
+		if errors.Is(err, errCompactedMidList) && attempt < 3 {
 			continue
 		}
-		for batch := range ch {
-			for i := range batch {
-				r.event(&batch[i])
+		if err != nil {
+			f.log.Warn("list failed", "prefix", f.prefix, "err", err)
+			return fmt.Errorf("follow %s: %w", f.prefix, err)
+		}
+		f.w.Reset(l.Revision())
+		f.syncOnce.Do(func() { close(f.synced) })
+		return nil
+	}
+}
+
+// Follow hands over every change until ctx ends (or the store closes),
+// resuming cut-off watches and listing again when the watch fell behind
+// compaction. Run it on one goroutine at a time, after Replace.
+func (f *Follower) Follow(ctx context.Context) {
+	defer f.w.Close()
+	for {
+		ch, err := f.w.Chan(ctx)
+		switch {
+		case errors.Is(err, datastore.ErrCompacted):
+			f.log.Warn("watch fell behind compaction; listing again", "prefix", f.prefix, "rev", f.w.Last())
+			if !f.relist(ctx) {
+				return
 			}
+			continue
+		case err != nil:
+			if ctx.Err() == nil {
+				f.log.Warn("following ends", "prefix", f.prefix, "rev", f.w.Last(), "err", err)
+			}
+			return
+		}
+		select {
+		case batch, ok := <-ch:
+			f.w.Recv(batch, ok)
+			for i := range batch {
+				if batch[i].Type != datastore.EventProgress {
+					f.h.OnEvent(ctx, &batch[i])
+				}
+			}
+		case <-ctx.Done():
+			return
 		}
 	}
 }
 
-func (r *Reflector) event(ev *datastore.Event) {
-	key := strings.TrimPrefix(ev.KV.Key, r.prefix)
-	r.rev = ev.Revision
-	if ev.Type != datastore.EventDelete {
-		r.known[key] = ev.KV.ModRevision
-		r.sink.Upsert(key, ev.KV)
-		return
+// relist lists again until it succeeds or ctx ends.
+func (f *Follower) relist(ctx context.Context) bool {
+	for f.Replace(ctx) != nil {
+		if !f.back.Wait(ctx) {
+			return false
+		}
 	}
-	if _, ok := r.known[key]; ok {
-		delete(r.known, key)
-		r.sink.Remove(key)
-	}
-}
-
-// Sleep waits for d or until ctx ends.
-func Sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
+	f.back.Reset()
+	return true
 }

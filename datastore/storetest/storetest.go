@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t testing.TB) datastore.Store, opts ...Option) 
 		{"WatchPrefixes", s.testWatchPrefixes},
 		{"WatchCancel", s.testWatchCancel},
 		{"WatchFuture", s.testWatchFuture},
+		{"WatchProgress", s.testWatchProgress},
 		{"WatchWhileWriting", s.testWatchWhileWriting},
 		{"Compact", s.testCompact},
 		{"CompactAll", s.testCompactAll},

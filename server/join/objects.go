@@ -14,6 +14,10 @@ import (
 // and how they are encoded, the same as the API server's.
 var secrets = mustLookup("", "v1", "secrets")
 
+// nodes is the Node resource: a node's certificate record notes whether
+// its Node exists.
+var nodes = mustLookup("", "v1", "nodes")
+
 func mustLookup(group, version, name string) *api.Resource {
 	r, ok := api.Lookup(group, version, name)
 	if !ok {

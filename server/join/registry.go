@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 )
 
 // NodeCertPrefix is the datastore prefix of the node certificate records:
@@ -28,20 +29,26 @@ type nodeCertRecord struct {
 	Serial   string    `json:"serial"` // hex
 	NotAfter time.Time `json:"notAfter"`
 	Issued   time.Time `json:"issued"`
+	// NodeSeen: the node's Node object existed while this certificate was
+	// current. A seen record without its Node is revoked (the Node was
+	// deleted while no server watched); an unseen one is a node still
+	// joining and is left alone.
+	NodeSeen bool `json:"nodeSeen,omitempty"`
 }
 
 // certEntry is the in-memory state of one node: its valid serial, or nil
 // when the record was deleted (a tombstone), as of revision rev.
 type certEntry struct {
 	serial *big.Int
+	seen   bool // the record's NodeSeen
 	rev    int64
 }
 
 // NodeCertRegistryConfig tunes a NodeCertRegistry; zero values get defaults.
 type NodeCertRegistryConfig struct {
 	Logger *slog.Logger // default slog.Default()
-	// RetryInterval is the pause before watching again after the watch
-	// failed; default 1s.
+	// RetryInterval is the first pause before watching again after the
+	// watch failed (it doubles on repeated failures); default 1s.
 	RetryInterval time.Duration
 	Now           func() time.Time
 	// OnInvalidate, when set, is called with a node's name each time the
@@ -66,8 +73,7 @@ type NodeCertRegistry struct {
 	loaded  bool
 	entries map[string]certEntry
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	follow *listwatch.Follower
 }
 
 // NewNodeCertRegistry returns a registry over store; Start loads it.
@@ -115,8 +121,12 @@ func (r *NodeCertRegistry) Check(node string, cert *x509.Certificate) error {
 
 // Record makes cert the one certificate node may use.
 func (r *NodeCertRegistry) Record(ctx context.Context, node string, cert *x509.Certificate) error {
+	seen, err := nodeExists(ctx, r.store, node)
+	if err != nil {
+		return fmt.Errorf("record certificate of node %s: %w", node, err)
+	}
 	value, err := json.Marshal(nodeCertRecord{Node: node, Serial: cert.SerialNumber.Text(16),
-		NotAfter: cert.NotAfter.UTC(), Issued: r.cfg.Now().UTC()})
+		NotAfter: cert.NotAfter.UTC(), Issued: r.cfg.Now().UTC(), NodeSeen: seen})
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
@@ -124,8 +134,17 @@ func (r *NodeCertRegistry) Record(ctx context.Context, node string, cert *x509.C
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
-	r.apply(node, new(big.Int).Set(cert.SerialNumber), rev)
+	r.apply(node, certEntry{serial: new(big.Int).Set(cert.SerialNumber), seen: seen, rev: rev})
 	return nil
+}
+
+// nodeExists reports whether node's Node object is stored.
+func nodeExists(ctx context.Context, store datastore.Store, node string) (bool, error) {
+	_, err := store.Get(ctx, nodes.Key("", node))
+	if errors.Is(err, datastore.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // put creates or replaces key, retrying when a concurrent writer wins.
@@ -164,23 +183,23 @@ func (r *NodeCertRegistry) Revoke(ctx context.Context, node string) error {
 	if err != nil {
 		return fmt.Errorf("revoke certificate of node %s: %w", node, err)
 	}
-	r.apply(node, nil, rev)
+	r.apply(node, certEntry{rev: rev})
 	r.cfg.Logger.Info("revoked node certificate", "node", node, "rev", rev)
 	return nil
 }
 
 // apply sets node's entry unless a newer revision is already known, and
 // reports an invalidated certificate.
-func (r *NodeCertRegistry) apply(node string, serial *big.Int, rev int64) {
+func (r *NodeCertRegistry) apply(node string, e certEntry) {
 	r.mu.Lock()
 	old, ok := r.entries[node]
-	if ok && old.rev >= rev {
+	if ok && old.rev >= e.rev {
 		r.mu.Unlock()
 		return
 	}
-	r.entries[node] = certEntry{serial: serial, rev: rev}
+	r.entries[node] = e
 	r.mu.Unlock()
-	if invalidates(old.serial, serial) {
+	if invalidates(old.serial, e.serial) {
 		r.notify(node)
 	}
 }

@@ -3,102 +3,71 @@ package join
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
-	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 )
 
 // Start loads every record (so Valid answers correctly when Start returns)
-// and keeps the memory current with a watch until Stop or ctx ends.
+// and keeps the memory current by following NodeCertPrefix until Stop or
+// ctx ends.
 func (r *NodeCertRegistry) Start(ctx context.Context) error {
-	rev, err := r.reload(ctx)
-	if err != nil {
-		return err
-	}
-	ctx, r.cancel = context.WithCancel(ctx)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		r.run(ctx, rev)
-	}()
-	return nil
+	r.follow = listwatch.New(r.store, NodeCertPrefix, recordsHandler{r},
+		listwatch.Config{Logger: r.cfg.Logger, Backoff: listwatch.Backoff{Min: r.cfg.RetryInterval}})
+	return r.follow.Start(ctx)
 }
 
 // Stop ends the watch and waits for it.
 func (r *NodeCertRegistry) Stop() {
-	if r.cancel != nil {
-		r.cancel()
-	}
-	r.wg.Wait()
-}
-
-// run watches from rev, resuming after a closed watch and reloading when
-// the revision it needs was compacted.
-func (r *NodeCertRegistry) run(ctx context.Context, rev int64) {
-	for ctx.Err() == nil {
-		next, err := r.watch(ctx, rev)
-		if errors.Is(err, datastore.ErrCompacted) {
-			next, err = r.reload(ctx)
-		}
-		if err != nil && ctx.Err() == nil {
-			r.cfg.Logger.Warn("node certificate watch failed; retrying", "rev", rev, "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(r.cfg.RetryInterval):
-			}
-			continue
-		}
-		rev = next
+	if r.follow != nil {
+		r.follow.Stop()
 	}
 }
 
-// watch applies events after rev until the channel closes and returns the
-// last revision applied.
-func (r *NodeCertRegistry) watch(ctx context.Context, rev int64) (int64, error) {
-	ch, err := r.store.Watch(ctx, NodeCertPrefix, rev)
-	if err != nil {
-		return rev, err
-	}
-	for batch := range ch {
-		for _, ev := range batch {
-			r.applyEvent(ev)
-			rev = ev.Revision
-		}
-	}
-	return rev, nil
-}
+// recordsHandler applies what the Follower of NodeCertPrefix hands over.
+type recordsHandler struct{ r *NodeCertRegistry }
+
+func (h recordsHandler) OnReplace(_ context.Context, l *listwatch.List) error { return h.r.reload(l) }
+func (h recordsHandler) OnEvent(_ context.Context, ev *datastore.Event)       { h.r.applyEvent(*ev) }
 
 func (r *NodeCertRegistry) applyEvent(ev datastore.Event) {
 	node := strings.TrimPrefix(ev.KV.Key, NodeCertPrefix)
 	if ev.Type == datastore.EventDelete {
-		r.apply(node, nil, ev.Revision)
+		r.apply(node, certEntry{rev: ev.Revision})
 		return
 	}
-	serial, err := parseRecord(ev.KV)
+	e, err := parseRecord(ev.KV)
 	if err != nil {
 		// A record that does not read validates nothing.
 		r.cfg.Logger.Warn("unreadable node certificate record", "key", ev.KV.Key, "err", err)
-		r.apply(node, nil, ev.Revision)
+		r.apply(node, certEntry{rev: ev.Revision})
 		return
 	}
-	r.apply(node, serial, ev.Revision)
+	r.apply(node, e)
 }
 
-// reload lists every record and replaces the memory with it, keeping only
+// reload replaces the memory with every record of the list, keeping only
 // entries newer than the list (written here meanwhile).
-func (r *NodeCertRegistry) reload(ctx context.Context) (int64, error) {
-	fresh, rev, err := r.listRecords(ctx)
+func (r *NodeCertRegistry) reload(l *listwatch.List) error {
+	fresh := map[string]certEntry{}
+	err := l.Each(func(kv *datastore.KeyValue) {
+		e, err := parseRecord(kv)
+		if err != nil {
+			r.cfg.Logger.Warn("unreadable node certificate record", "key", kv.Key, "err", err)
+			return
+		}
+		fresh[strings.TrimPrefix(kv.Key, NodeCertPrefix)] = e
+	})
 	if err != nil {
-		return 0, err
+		return fmt.Errorf("load node certificate records: %w", err)
 	}
 	r.mu.Lock()
 	var gone []string
 	for node, e := range r.entries {
-		if e.rev > rev {
+		if e.rev > l.Revision() {
 			fresh[node] = e
 		} else if invalidates(e.serial, fresh[node].serial) {
 			gone = append(gone, node)
@@ -109,41 +78,18 @@ func (r *NodeCertRegistry) reload(ctx context.Context) (int64, error) {
 	for _, node := range gone {
 		r.notify(node)
 	}
-	return rev, nil
+	return nil
 }
 
-// listRecords reads every record, page by page at one revision.
-func (r *NodeCertRegistry) listRecords(ctx context.Context) (map[string]certEntry, int64, error) {
-	fresh := map[string]certEntry{}
-	opts := datastore.ListOptions{}
-	for {
-		res, err := r.store.List(ctx, NodeCertPrefix, opts)
-		if err != nil {
-			return nil, 0, fmt.Errorf("load node certificate records: %w", err)
-		}
-		for _, kv := range res.Items {
-			serial, err := parseRecord(kv)
-			if err != nil {
-				r.cfg.Logger.Warn("unreadable node certificate record", "key", kv.Key, "err", err)
-				continue
-			}
-			fresh[strings.TrimPrefix(kv.Key, NodeCertPrefix)] = certEntry{serial: serial, rev: kv.ModRevision}
-		}
-		if res.Continue == "" {
-			return fresh, res.Revision, nil
-		}
-		opts = datastore.ListOptions{Revision: res.Revision, Continue: res.Continue}
-	}
-}
-
-func parseRecord(kv *datastore.KeyValue) (*big.Int, error) {
+// parseRecord reads a stored record into its in-memory entry.
+func parseRecord(kv *datastore.KeyValue) (certEntry, error) {
 	var rec nodeCertRecord
 	if err := json.Unmarshal(kv.Value, &rec); err != nil {
-		return nil, err
+		return certEntry{}, err
 	}
 	serial, ok := new(big.Int).SetString(rec.Serial, 16)
 	if !ok {
-		return nil, fmt.Errorf("serial %q is not hexadecimal", rec.Serial)
+		return certEntry{}, fmt.Errorf("serial %q is not hexadecimal", rec.Serial)
 	}
-	return serial, nil
+	return certEntry{serial: serial, seen: rec.NodeSeen, rev: kv.ModRevision}, nil
 }
