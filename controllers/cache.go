@@ -1,86 +1,35 @@
 package controllers
 
 import (
-	"context"
 	"log/slog"
-	"sync"
 
-	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
-// Cache holds one Informer per resource, shared by every controller. Ask
-// for informers (and add handlers and indexes) before Start.
-type Cache struct {
-	store     datastore.Store
-	log       *slog.Logger
-	mu        sync.Mutex
-	informers map[*api.Resource]*Informer
-	started   bool
-	running   []*reflector
-}
+// The controllers read the process's shared informer cache (package
+// informer) through a View: the handlers a controller adds take effect when
+// the manager starts and go when it stops, while the cache runs on.
+type (
+	// Cache is the controllers' window on the shared cache.
+	Cache = informer.View
+	// Informer is one resource's cached, indexed objects.
+	Informer = informer.Informer
+	// Handler is told of changes in commit order.
+	Handler = informer.Handler
+	// IndexFunc gives the values under which an object is indexed.
+	IndexFunc = informer.IndexFunc
+)
 
-// NewCache makes an empty cache over store.
+// Standard indexes every informer keeps.
+const (
+	IndexNamespace = informer.IndexNamespace
+	IndexOwner     = informer.IndexOwner
+	IndexNode      = informer.IndexNode
+)
+
+// NewCache makes a cache of its own over store, started and stopped with
+// the returned View: for tests and callers without a shared cache.
 func NewCache(store datastore.Store, log *slog.Logger) *Cache {
-	return &Cache{store: store, log: log, informers: map[*api.Resource]*Informer{}}
-}
-
-// Informer returns res's informer, making it on first use. Every informer
-// has the standard indexes (IndexNamespace, IndexOwner; pods also IndexNode).
-func (c *Cache) Informer(res *api.Resource) *Informer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if inf, ok := c.informers[res]; ok {
-		return inf
-	}
-	if c.started {
-		panic("controllers: informer for " + res.Name + " asked for after the cache started")
-	}
-	inf := newInformer(res)
-	c.informers[res] = inf
-	return inf
-}
-
-// Start lists every informer's resource and keeps it current from the
-// datastore's watch until Stop or ctx ends. It returns at once; see
-// WaitForSync.
-func (c *Cache) Start(ctx context.Context) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.started = true
-	for res, inf := range c.informers {
-		r := newReflector(c.store, res, c.log, inf)
-		r.f.Go(ctx)
-		c.running = append(c.running, r)
-	}
-}
-
-// Stop ends every informer's list and watch and waits for them.
-func (c *Cache) Stop() {
-	c.mu.Lock()
-	running := c.running
-	c.running = nil
-	c.mu.Unlock()
-	for _, r := range running {
-		r.f.Stop()
-	}
-}
-
-// WaitForSync blocks until every informer has finished its first list, or
-// ctx ends (then it returns false).
-func (c *Cache) WaitForSync(ctx context.Context) bool {
-	c.mu.Lock()
-	infs := make([]*Informer, 0, len(c.informers))
-	for _, inf := range c.informers {
-		infs = append(infs, inf)
-	}
-	c.mu.Unlock()
-	for _, inf := range infs {
-		select {
-		case <-inf.synced:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
+	return informer.NewOwned(informer.New(store, informer.Config{Logger: log}))
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // Client writes through the API server's admission path (defaulting,
@@ -39,13 +40,8 @@ type DeleteOptions struct {
 }
 
 // KeyOf is an object's work-queue key: "namespace/name", or "name" for
-// cluster-scoped objects.
-func KeyOf(obj metav1.Object) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
-}
+// cluster-scoped objects (the informers' key).
+func KeyOf(obj metav1.Object) string { return informer.KeyOf(obj) }
 
 // ControllerKey is the work-queue key of obj's controlling owner, when
 // that owner is of the given apiVersion and kind.

@@ -7,6 +7,7 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 var (
@@ -28,6 +29,15 @@ func mustLookup(name string) *api.Resource {
 type eventHandler interface {
 	upsert(obj api.Object)
 	remove(name string)
+}
+
+// cacheHandler feeds an eventHandler from an informer of the shared cache.
+func cacheHandler(h eventHandler) informer.Handler {
+	return informer.Handler{
+		OnAdd:    h.upsert,
+		OnUpdate: func(_, cur api.Object) { h.upsert(cur) },
+		OnDelete: func(last api.Object) { h.remove(informer.KeyOf(last)) },
+	}
 }
 
 // reflector keeps a handler in step with one resource in the datastore

@@ -13,13 +13,19 @@ import (
 
 	"github.com/bramble-edge/bramble/clock"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // Config configures a Scheduler. Store and Binder are required; the zero
 // value of every other field gets a default.
 type Config struct {
-	// Store is where the scheduler lists and watches Nodes and Pods.
+	// Store is where the scheduler lists and watches Nodes and Pods, unless
+	// Cache is set.
 	Store datastore.Store
+	// Cache, when set, is the process's shared informer cache: the
+	// scheduler reads Nodes and Pods from it instead of following them
+	// itself, through a View that goes when the scheduler stops.
+	Cache *informer.Cache
 	// Binder writes bindings, pod conditions and events.
 	Binder Binder
 	// Logger defaults to slog.Default().
@@ -54,8 +60,8 @@ type Config struct {
 
 func (c *Config) setDefaults() error {
 	switch {
-	case c.Store == nil:
-		return errors.New("scheduler config: Store is required")
+	case c.Store == nil && c.Cache == nil:
+		return errors.New("scheduler config: Store is required (or Cache)")
 	case c.Binder == nil:
 		return errors.New("scheduler config: Binder is required")
 	case c.PercentageOfNodesToScore < 0 || c.PercentageOfNodesToScore > 100:
@@ -87,16 +93,18 @@ func (c *Config) setDefaults() error {
 
 // Scheduler assigns unbound pods to nodes. Start it once; Stop ends it.
 type Scheduler struct {
-	cfg    Config
-	log    *slog.Logger
-	cache  *cache
-	queue  *queue
-	algo   *algorithm
-	snap   *snapshot // owned by the scheduling loop
-	work   chan func(context.Context)
-	events chan eventJob
-	nodes  *reflector
-	pods   *reflector
+	cfg     Config
+	log     *slog.Logger
+	cache   *cache
+	queue   *queue
+	algo    *algorithm
+	snap    *snapshot // owned by the scheduling loop
+	work    chan func(context.Context)
+	events  chan eventJob
+	nodes   *reflector // without a Cache
+	pods    *reflector
+	view    *informer.View // with a Cache
+	nodeInf *informer.Informer
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -115,6 +123,13 @@ func New(cfg Config) (*Scheduler, error) {
 		work:   make(chan func(context.Context), 4*cfg.BindWorkers),
 		events: make(chan eventJob, 4*cfg.BindWorkers),
 	}
+	if cfg.Cache != nil {
+		s.view = cfg.Cache.View()
+		s.nodeInf = s.view.Informer(nodesResource)
+		s.nodeInf.AddHandler(cacheHandler(nodeHandler{s}))
+		s.view.Informer(podsResource).AddHandler(cacheHandler(podHandler{s}))
+		return s, nil
+	}
 	s.nodes = newReflector(cfg.Store, nodesResource, s.log, nodeHandler{s})
 	s.pods = newReflector(cfg.Store, podsResource, s.log, podHandler{s})
 	return s, nil
@@ -126,16 +141,15 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	if s.cancel != nil {
 		return errors.New("scheduler: already started")
 	}
-	if err := s.nodes.list(ctx); err != nil {
+	nodes, err := s.startSources(ctx)
+	if err != nil {
 		return fmt.Errorf("start scheduler: %w", err)
 	}
-	if err := s.pods.list(ctx); err != nil {
-		return fmt.Errorf("start scheduler: %w", err)
-	}
-	nodes := s.nodes.count()
 	ctx, s.cancel = context.WithCancel(ctx)
-	s.spawn(func() { s.nodes.run(ctx) })
-	s.spawn(func() { s.pods.run(ctx) })
+	if s.view == nil {
+		s.spawn(func() { s.nodes.run(ctx) })
+		s.spawn(func() { s.pods.run(ctx) })
+	}
 	s.spawn(func() { s.loop(ctx) })
 	s.startWorkers(ctx)
 	s.log.Info("scheduler started", "nodes", nodes, "workers", s.cfg.BindWorkers)
@@ -167,4 +181,27 @@ func (s *Scheduler) Stop() {
 		s.cancel()
 	}
 	s.wg.Wait()
+	if s.view != nil {
+		s.view.Stop()
+	}
+}
+
+// startSources loads the Nodes and Pods: from the shared cache (waiting
+// for it to sync, then replaying it to the handlers), or by listing them.
+// It returns the number of nodes known.
+func (s *Scheduler) startSources(ctx context.Context) (int, error) {
+	if s.view != nil {
+		if !s.view.WaitForSync(ctx) {
+			return 0, ctx.Err()
+		}
+		s.view.Start(ctx)
+		return s.nodeInf.Len(), nil
+	}
+	if err := s.nodes.list(ctx); err != nil {
+		return 0, err
+	}
+	if err := s.pods.list(ctx); err != nil {
+		return 0, err
+	}
+	return s.nodes.count(), nil
 }

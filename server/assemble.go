@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
+	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -41,13 +43,14 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	s.Broker = side.broker.Load()
 	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
 		auth.WithNodeCertCheck(certs.Check))
+	s.startCache(bg)
 	var err error
-	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Log: s.log}); err != nil {
+	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}
 	s.Client = s.Registry.Client()
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
@@ -63,6 +66,19 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, err
 	}
 	return s.joinAndAPI(bg, cfg, certs, side)
+}
+
+// startCache starts the process's one decoded-object cache, with an
+// informer for every built-in kind, fed by one list and one watch of the
+// registry; it syncs in the background (its readers wait for it or read
+// the datastore meanwhile).
+func (s *Server) startCache(bg context.Context) {
+	s.Cache = informer.New(s.Store, informer.Config{Logger: s.log.With("component", "cache")})
+	for _, res := range api.All() {
+		s.Cache.Informer(res)
+	}
+	s.Cache.Start(bg)
+	s.stops = append(s.stops, s.Cache.Stop)
 }
 
 // StartScheduler runs the scheduler on the datastore, binding through the
@@ -84,7 +100,8 @@ func (s *Server) StartScheduler() error {
 
 func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, error) {
 	scfg := s.schedCfg
-	scfg.Store, scfg.Binder, scfg.Logger = s.Store, &schedulerBinder{reg: s.Registry}, s.log.With("component", "scheduler")
+	scfg.Store, scfg.Cache, scfg.Binder = s.Store, s.Cache, &schedulerBinder{reg: s.Registry}
+	scfg.Logger = s.log.With("component", "scheduler")
 	sched, err := scheduler.New(scfg)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
@@ -27,6 +28,7 @@ import (
 type Server struct {
 	Store     *datastore.SQLite
 	PKI       *pki.PKI
+	Cache     *informer.Cache // the process's one decoded-object cache
 	Registry  *registry.Registry
 	Client    *registry.Client // the registry for in-process writers
 	API       *apiserver.API

@@ -39,10 +39,21 @@ type Handler interface {
 	OnEvent(ctx context.Context, ev *datastore.Event)
 }
 
+// ProgressHandler is a Handler that also wants the revisions of progress
+// answers (see Config.Progress): every change up to rev has been handed
+// over.
+type ProgressHandler interface {
+	Handler
+	OnProgress(ctx context.Context, rev int64)
+}
+
 // Config tunes a Follower; zero values get defaults.
 type Config struct {
 	Logger  *slog.Logger // default slog.Default()
 	Backoff Backoff      // between failed lists and failed watches
+	// Progress opens the watches so that RequestProgress is answered; a
+	// ProgressHandler is told each answer's revision.
+	Progress bool
 }
 
 // Follower follows one prefix for one Handler.
@@ -67,7 +78,7 @@ func New(store datastore.Store, prefix string, h Handler, cfg Config) *Follower 
 		log = slog.Default()
 	}
 	return &Follower{store: store, prefix: prefix, h: h, log: log, back: cfg.Backoff, synced: make(chan struct{}),
-		w: NewWatch(store, prefix, 0, WatchConfig{Logger: log, Backoff: cfg.Backoff})}
+		w: NewWatch(store, prefix, 0, WatchConfig{Logger: log, Backoff: cfg.Backoff, Progress: cfg.Progress})}
 }
 
 // Start lists the prefix and hands the list over (an error is returned and
@@ -111,6 +122,10 @@ func (f *Follower) Stop() {
 	}
 	f.wg.Wait()
 }
+
+// RequestProgress asks the watch for a progress answer (Config.Progress);
+// safe from any goroutine, never blocks.
+func (f *Follower) RequestProgress() { f.w.RequestProgress() }
 
 // Synced is closed once a first list has been handed over.
 func (f *Follower) Synced() <-chan struct{} { return f.synced }
@@ -168,6 +183,8 @@ func (f *Follower) Follow(ctx context.Context) {
 			for i := range batch {
 				if batch[i].Type != datastore.EventProgress {
 					f.h.OnEvent(ctx, &batch[i])
+				} else if p, ok := f.h.(ProgressHandler); ok {
+					p.OnProgress(ctx, batch[i].Revision)
 				}
 			}
 		case <-ctx.Done():

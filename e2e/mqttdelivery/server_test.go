@@ -99,7 +99,7 @@ func (c *cluster) buildHandler() {
 	c.t.Helper()
 	authn := auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
 	api, err := apiserver.NewAPI(context.Background(), apiserver.APIConfig{Store: c.store, Authn: authn,
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(c.store)), Log: quiet()})
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(c.store, nil)), Log: quiet()})
 	if err != nil {
 		c.t.Fatal(err)
 	}

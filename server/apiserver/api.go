@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/registry"
 )
@@ -29,8 +30,11 @@ type APIConfig struct {
 	// Store.
 	Registry *registry.Registry
 	Store    datastore.Store
-	Authn    auth.Authenticator
-	Authz    auth.Authorizer
+	// Cache is the shared informer cache a registry NewAPI makes lists
+	// from; optional.
+	Cache *informer.Cache
+	Authn auth.Authenticator
+	Authz auth.Authorizer
 	// Logs streams container logs from agents; nil answers pods/log with 503.
 	Logs LogStreamer
 	Log  *slog.Logger
@@ -78,7 +82,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	if a.reg == nil {
 		var err error
-		a.reg, err = registry.New(ctx, registry.Config{Store: cfg.Store, Log: a.log, Now: cfg.Now, MaxObjectBytes: a.maxBody})
+		a.reg, err = registry.New(ctx, registry.Config{Store: cfg.Store, Cache: cfg.Cache, Log: a.log, Now: cfg.Now, MaxObjectBytes: a.maxBody})
 		if err != nil {
 			return nil, fmt.Errorf("new API: %w", err)
 		}

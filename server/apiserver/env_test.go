@@ -15,7 +15,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/server/auth"
 )
 
@@ -72,7 +74,16 @@ func newTestEnv(t testing.TB, tune ...func(*APIConfig)) *testEnv {
 		t.Fatalf("open datastore: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	cfg := APIConfig{Store: store, Authn: tokenAuthn{}, Authz: roleAuthz{}, Log: quiet}
+	// The shared cache as the server runs it, so that every test's lists
+	// go through it (and must be as fresh as the datastore's).
+	cache := informer.New(store, informer.Config{Logger: quiet})
+	for _, res := range api.All() {
+		cache.Informer(res)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cache.Start(cctx)
+	t.Cleanup(func() { cancel(); cache.Stop() }) // runs before the store closes
+	cfg := APIConfig{Store: store, Cache: cache, Authn: tokenAuthn{}, Authz: roleAuthz{}, Log: quiet}
 	for _, f := range tune {
 		f(&cfg)
 	}

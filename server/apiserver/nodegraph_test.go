@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 const referencingPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"user"},
@@ -18,11 +19,29 @@ const referencingPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"user
    "envFrom":[{"secretRef":{"name":"envfrom-secret"}}]}]}}`
 
 func TestNodeGraph(t *testing.T) {
+	t.Run("datastore", func(t *testing.T) { testNodeGraph(t, false) })
+	t.Run("cache", func(t *testing.T) { testNodeGraph(t, true) })
+}
+
+// testNodeGraph checks the graph on the datastore alone or with a shared
+// cache; with the cache, the pods are created after it started, so its
+// answers rely on catching up, never on a fallback read.
+func testNodeGraph(t *testing.T, withCache bool) {
 	e := newTestEnv(t)
 	ctx := context.Background()
+	var cache *informer.Cache
+	if withCache {
+		cache = informer.New(e.store, informer.Config{})
+		cache.Informer(podsResource)
+		cache.Start(ctx)
+		t.Cleanup(cache.Stop)
+		if !cache.WaitForSync(ctx) {
+			t.Fatal("cache did not sync")
+		}
+	}
 	e.post(podPath, referencingPod).must(t, http.StatusCreated)
 	e.post(podPath, manifest(t, "pods", "loose")).must(t, http.StatusCreated)
-	g := NewNodeGraph(e.store)
+	g := NewNodeGraph(e.store, cache)
 	if node, err := g.PodNode(ctx, "default", "user"); err != nil || node != "pi-1" {
 		t.Fatalf("PodNode(user): got %q, %v; want pi-1", node, err)
 	}

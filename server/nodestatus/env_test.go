@@ -63,7 +63,7 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 	}
 	t.Cleanup(func() { e.store.Close() })
 	e.api, err = apiserver.NewAPI(ctx, apiserver.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(e.store)), Log: testLogger()})
+		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(e.store, nil)), Log: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

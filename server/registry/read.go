@@ -19,9 +19,14 @@ func (r *Registry) Get(ctx context.Context, res *api.Resource, ns, name string) 
 }
 
 // List reads the objects of res in ns ("" for all namespaces) that pass
-// the selectors. With a limit it reads pages until it has at least limit
+// the selectors, from the shared cache when it can answer as freshly as
+// the datastore (listFromCache; its objects are read-only), otherwise from
+// the datastore. With a limit it reads pages until it has at least limit
 // matches or the collection ends, so a page may hold up to 2*limit-1 items.
 func (r *Registry) List(ctx context.Context, res *api.Resource, ns string, lo ListOptions) (*List, error) {
+	if l, ok := r.listFromCache(ctx, res, ns, &lo); ok {
+		return l, nil
+	}
 	opts := datastore.ListOptions{Limit: lo.Limit, Continue: lo.Continue}
 	if lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
 		opts.Revision = lo.ResourceVersion

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // DefaultMaxObjectBytes caps the encoded size of a patched object when
@@ -36,6 +37,9 @@ type Config struct {
 	Now   func() time.Time
 	// MaxObjectBytes caps what a patch may grow an object to (default 3 MiB).
 	MaxObjectBytes int64
+	// Cache, when set, is the process's shared informer cache: lists it can
+	// answer as freshly as the datastore are answered from memory.
+	Cache *informer.Cache
 }
 
 // Registry admits and stores objects for every caller.
@@ -45,6 +49,7 @@ type Registry struct {
 	now      func() time.Time
 	maxBytes int64
 	kinds    *Kinds
+	cache    *informer.Cache
 
 	fieldManagersMu sync.Mutex
 	fieldManagers   map[string]fieldManager
@@ -57,7 +62,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, errors.New("new registry: Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
-		kinds: newKinds(), fieldManagers: map[string]fieldManager{}}
+		kinds: newKinds(), cache: cfg.Cache, fieldManagers: map[string]fieldManager{}}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -1,0 +1,131 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
+)
+
+// registryPrefix is where every API object is kept.
+const registryPrefix = "/registry/"
+
+// Config tunes a Cache; zero values get defaults.
+type Config struct {
+	Logger *slog.Logger // default slog.Default()
+}
+
+// Cache holds one informer per resource asked for. The informers asked for
+// before Start are fed by one list and one watch of the whole registry;
+// one asked for later follows its own resource.
+type Cache struct {
+	store datastore.Store
+	log   *slog.Logger
+	apply sync.RWMutex // see state.apply
+
+	mu      sync.Mutex
+	states  map[string]*state // by resource path
+	started bool
+	ctx     context.Context
+	late    []*listwatch.Follower
+
+	feed   map[string]*state // the states the shared follower feeds; fixed at Start
+	f      *listwatch.Follower
+	mirror *listwatch.Mirror
+
+	rev   atomic.Int64 // every change up to rev is applied (shared states)
+	revMu sync.Mutex
+	revCh chan struct{} // closed and replaced when rev moves
+}
+
+// New makes an empty cache over store.
+func New(store datastore.Store, cfg Config) *Cache {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Cache{store: store, log: log, states: map[string]*state{}, revCh: make(chan struct{})}
+}
+
+// Informer returns res's informer, making it on first use. Every informer
+// has the standard indexes (IndexNamespace, IndexOwner; pods also IndexNode).
+func (c *Cache) Informer(res *api.Resource) *Informer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path := resourcePath(res.Group, res.Name)
+	if st, ok := c.states[path]; ok && st.res == res {
+		return &Informer{st: st}
+	}
+	if !c.started {
+		st := newState(res, &c.apply, true)
+		c.states[path] = st
+		return &Informer{st: st}
+	}
+	st := newState(res, &sync.RWMutex{}, false)
+	c.states[path] = st
+	c.followLate(st)
+	return &Informer{st: st}
+}
+
+// View returns a new window on the cache (see View).
+func (c *Cache) View() *View { return &View{c: c} }
+
+// Start lists the registry and keeps every informer current from the
+// datastore's watch until Stop or ctx ends. It returns at once; see
+// WaitForSync.
+func (c *Cache) Start(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return
+	}
+	c.started, c.ctx = true, ctx
+	c.feed = make(map[string]*state, len(c.states))
+	for path, st := range c.states {
+		c.feed[path] = st
+	}
+	c.mirror = listwatch.NewMirror(registryPrefix, sink{c})
+	c.f = listwatch.New(c.store, registryPrefix, c, listwatch.Config{Logger: c.log, Progress: true})
+	c.f.Go(ctx)
+}
+
+// Stop ends the watches and waits for them.
+func (c *Cache) Stop() {
+	c.mu.Lock()
+	f, late := c.f, c.late
+	c.late = nil
+	c.mu.Unlock()
+	if f != nil {
+		f.Stop()
+	}
+	for _, l := range late {
+		l.Stop()
+	}
+}
+
+// WaitForSync blocks until every informer has finished its first list, or
+// ctx ends (then it returns false).
+func (c *Cache) WaitForSync(ctx context.Context) bool {
+	c.mu.Lock()
+	sts := make([]*state, 0, len(c.states))
+	for _, st := range c.states {
+		sts = append(sts, st)
+	}
+	c.mu.Unlock()
+	return waitSynced(ctx, sts)
+}
+
+func waitSynced(ctx context.Context, sts []*state) bool {
+	for _, st := range sts {
+		select {
+		case <-st.synced:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}

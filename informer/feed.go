@@ -1,0 +1,105 @@
+package informer
+
+import (
+	"context"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
+)
+
+var _ listwatch.ProgressHandler = (*Cache)(nil)
+
+// OnReplace applies a list of the whole registry; the first one marks the
+// shared informers synced.
+func (c *Cache) OnReplace(ctx context.Context, l *listwatch.List) error {
+	c.apply.Lock()
+	err := c.mirror.OnReplace(ctx, l)
+	if err == nil {
+		c.setRevision(l.Revision())
+	}
+	c.apply.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, st := range c.feed {
+		st.markSynced()
+	}
+	return nil
+}
+
+// OnEvent applies one change.
+func (c *Cache) OnEvent(ctx context.Context, ev *datastore.Event) {
+	c.apply.Lock()
+	defer c.apply.Unlock()
+	c.mirror.OnEvent(ctx, ev)
+	c.setRevision(ev.Revision)
+}
+
+// OnProgress notes that every change up to rev has been applied.
+func (c *Cache) OnProgress(_ context.Context, rev int64) { c.setRevision(rev) }
+
+// sink decodes the changes the mirror hands over into their informers;
+// resources without one are skipped undecoded.
+type sink struct{ c *Cache }
+
+func (s sink) Upsert(key string, kv *datastore.KeyValue) {
+	res, _, ok := splitKey(key)
+	if st := s.c.feed[res]; ok && st != nil {
+		s.c.decodeInto(st, kv)
+	}
+}
+
+func (s sink) Remove(key string) {
+	res, obj, ok := splitKey(key)
+	if st := s.c.feed[res]; ok && st != nil {
+		st.remove(obj)
+	}
+}
+
+func (c *Cache) decodeInto(st *state, kv *datastore.KeyValue) {
+	obj, err := api.DecodeStored(st.res, kv.Value, kv.ModRevision)
+	if err != nil {
+		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
+		return
+	}
+	st.upsert(obj)
+}
+
+// followLate follows the resource of an informer asked for after Start
+// with a follower of its own. Called with c.mu held.
+func (c *Cache) followLate(st *state) {
+	prefix := st.res.Prefix("")
+	ls := &lateSink{c: c, st: st}
+	ls.mirror = listwatch.NewMirror(prefix, ls)
+	f := listwatch.New(c.store, prefix, ls, listwatch.Config{Logger: c.log.With("resource", st.res.Name)})
+	f.Go(c.ctx)
+	c.late = append(c.late, f)
+}
+
+// lateSink feeds one informer from its own follower.
+type lateSink struct {
+	c      *Cache
+	st     *state
+	mirror *listwatch.Mirror
+}
+
+func (l *lateSink) OnReplace(ctx context.Context, list *listwatch.List) error {
+	l.st.apply.Lock()
+	err := l.mirror.OnReplace(ctx, list)
+	l.st.apply.Unlock()
+	if err == nil {
+		l.st.markSynced()
+	}
+	return err
+}
+
+func (l *lateSink) OnEvent(ctx context.Context, ev *datastore.Event) {
+	l.st.apply.Lock()
+	defer l.st.apply.Unlock()
+	l.mirror.OnEvent(ctx, ev)
+}
+
+func (l *lateSink) Upsert(_ string, kv *datastore.KeyValue) { l.c.decodeInto(l.st, kv) }
+
+func (l *lateSink) Remove(key string) { l.st.remove(key) }

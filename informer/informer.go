@@ -1,0 +1,165 @@
+package informer
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// Standard indexes every informer (IndexNode: the pods informer) keeps.
+const (
+	// IndexNamespace: the object's namespace.
+	IndexNamespace = "namespace"
+	// IndexOwner: the UID of each of the object's ownerReferences.
+	IndexOwner = "owner"
+	// IndexNode: a pod's spec.nodeName ("" for unbound pods).
+	IndexNode = "node"
+)
+
+// IndexFunc gives the values under which an object is indexed.
+type IndexFunc func(obj api.Object) []string
+
+// Handler is told of changes in the order the datastore committed them,
+// after the informer holds the change. It must not block: enqueue keys and
+// return. Nil funcs are skipped. The objects are the cache's own: read
+// them, never change them.
+type Handler struct {
+	OnAdd    func(obj api.Object)
+	OnUpdate func(old, cur api.Object)
+	OnDelete func(last api.Object)
+}
+
+// Informer is a handle on the cached, indexed state of one resource. A
+// handle from a View registers its handlers through the View.
+type Informer struct {
+	st   *state
+	view *View
+}
+
+// Resource is the resource this informer caches.
+func (i *Informer) Resource() *api.Resource { return i.st.res }
+
+// AddIndex adds a named index over the objects held now and later.
+func (i *Informer) AddIndex(name string, fn IndexFunc) { i.st.addIndex(name, fn) }
+
+// AddHandler registers h. Without a View it takes effect at once, the
+// objects already held replayed to OnAdd; through a View it takes effect
+// when the View starts and ends when it stops.
+func (i *Informer) AddHandler(h Handler) {
+	if i.view != nil {
+		i.view.add(i.st, h)
+		return
+	}
+	i.st.addHandler(h)
+}
+
+// HasSynced reports whether the first list has been loaded.
+func (i *Informer) HasSynced() bool {
+	select {
+	case <-i.st.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Get returns the cached object, which must not be changed.
+func (i *Informer) Get(namespace, name string) (api.Object, bool) {
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	i.st.mu.RLock()
+	defer i.st.mu.RUnlock()
+	obj, ok := i.st.objs[key]
+	return obj, ok
+}
+
+// List returns the cached objects in namespace ("" for all) whose labels
+// match sel (nil matches everything). They must not be changed.
+func (i *Informer) List(namespace string, sel labels.Selector) []api.Object {
+	s := i.st
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []api.Object
+	match := func(o api.Object) {
+		if sel == nil || sel.Matches(labels.Set(o.GetLabels())) {
+			out = append(out, o)
+		}
+	}
+	if namespace == "" {
+		for _, o := range s.objs {
+			match(o)
+		}
+		return out
+	}
+	for key := range s.indexes[IndexNamespace][namespace] {
+		match(s.objs[key])
+	}
+	return out
+}
+
+// ByIndex returns the cached objects indexed under value in index.
+func (i *Informer) ByIndex(index, value string) []api.Object {
+	s := i.st
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := s.indexes[index][value]
+	out := make([]api.Object, 0, len(keys))
+	for key := range keys {
+		out = append(out, s.objs[key])
+	}
+	return out
+}
+
+// Len is the number of cached objects.
+func (i *Informer) Len() int {
+	i.st.mu.RLock()
+	defer i.st.mu.RUnlock()
+	return len(i.st.objs)
+}
+
+// state is one resource's objects, indexes and handlers, shared by every
+// handle on it.
+type state struct {
+	res *api.Resource
+	// apply is held (written) while a change is applied and its handlers
+	// run, and while a handler is added or removed, so a handler sees every
+	// object exactly once and in order. The cache's for the resources it
+	// follows; an informer made after the cache started has its own.
+	apply    *sync.RWMutex
+	shared   bool // fed by the cache's own follower (consistent reads)
+	synced   chan struct{}
+	syncOnce sync.Once
+
+	mu       sync.RWMutex
+	objs     map[string]api.Object // by key (KeyOf)
+	indexers map[string]IndexFunc
+	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
+	handlers []*Handler
+}
+
+func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
+	s := &state{res: res, apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
+		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}}
+	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
+	s.addIndex(IndexOwner, ownerUIDs)
+	if res.Group == "" && res.Name == "pods" {
+		s.addIndex(IndexNode, func(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
+	}
+	return s
+}
+
+func ownerUIDs(o api.Object) []string {
+	refs := o.GetOwnerReferences()
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = string(r.UID)
+	}
+	return out
+}
+
+func (s *state) markSynced() { s.syncOnce.Do(func() { close(s.synced) }) }

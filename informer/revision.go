@@ -1,0 +1,77 @@
+package informer
+
+import (
+	"context"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// Revision is the datastore revision up to which every change has been
+// applied to the informers the cache follows itself.
+func (c *Cache) Revision() int64 { return c.rev.Load() }
+
+func (c *Cache) setRevision(rev int64) {
+	if rev <= c.rev.Load() {
+		return
+	}
+	c.revMu.Lock()
+	c.rev.Store(rev)
+	close(c.revCh)
+	c.revCh = make(chan struct{})
+	c.revMu.Unlock()
+}
+
+// WaitForRevision waits until every change up to rev has been applied,
+// asking the datastore to confirm progress when no change is on its way.
+func (c *Cache) WaitForRevision(ctx context.Context, rev int64) error {
+	for {
+		c.revMu.Lock()
+		ch := c.revCh
+		c.revMu.Unlock()
+		if c.rev.Load() >= rev {
+			return nil
+		}
+		if f := c.follower(); f != nil {
+			f.RequestProgress()
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (c *Cache) follower() interface{ RequestProgress() } {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f == nil {
+		return nil
+	}
+	return c.f
+}
+
+// Serves reports whether res's informer is fed by the cache's own
+// follower and has synced: only then is Read consistent with Revision.
+func (c *Cache) Serves(res *api.Resource) (*Informer, bool) {
+	c.mu.Lock()
+	st, ok := c.states[resourcePath(res.Group, res.Name)]
+	c.mu.Unlock()
+	if !ok || !st.shared || st.res != res {
+		return nil, false
+	}
+	select {
+	case <-st.synced:
+		return &Informer{st: st}, true
+	default:
+		return nil, false
+	}
+}
+
+// Read runs fn with no change being applied, and tells it the revision
+// every change up to which is in the informers.
+func (c *Cache) Read(fn func(rev int64)) {
+	c.apply.RLock()
+	defer c.apply.RUnlock()
+	fn(c.rev.Load())
+}

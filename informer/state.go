@@ -1,0 +1,120 @@
+package informer
+
+import (
+	"slices"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// The feeding side of an informer: changes applied, then handlers told.
+// Callers hold the state's apply lock.
+
+func (s *state) upsert(obj api.Object) {
+	key := KeyOf(obj)
+	s.mu.Lock()
+	old, had := s.objs[key]
+	if had {
+		s.unindex(key, old)
+	}
+	s.objs[key] = obj
+	s.index(key, obj)
+	handlers := s.handlers
+	s.mu.Unlock()
+	for _, h := range handlers {
+		switch {
+		case had && h.OnUpdate != nil:
+			h.OnUpdate(old, obj)
+		case !had && h.OnAdd != nil:
+			h.OnAdd(obj)
+		}
+	}
+}
+
+func (s *state) remove(key string) {
+	s.mu.Lock()
+	old, had := s.objs[key]
+	if had {
+		s.unindex(key, old)
+		delete(s.objs, key)
+	}
+	handlers := s.handlers
+	s.mu.Unlock()
+	if !had {
+		return
+	}
+	for _, h := range handlers {
+		if h.OnDelete != nil {
+			h.OnDelete(old)
+		}
+	}
+}
+
+// addHandler registers h and replays the objects held to its OnAdd, with
+// no change applied in between; the returned func unregisters it.
+func (s *state) addHandler(h Handler) (remove func()) {
+	reg := &h
+	s.apply.Lock()
+	defer s.apply.Unlock()
+	s.mu.Lock()
+	objs := make([]api.Object, 0, len(s.objs))
+	for _, o := range s.objs {
+		objs = append(objs, o)
+	}
+	s.handlers = append(slices.Clip(s.handlers), reg)
+	s.mu.Unlock()
+	if h.OnAdd != nil {
+		for _, o := range objs {
+			h.OnAdd(o)
+		}
+	}
+	return func() {
+		s.apply.Lock()
+		defer s.apply.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.handlers = slices.DeleteFunc(slices.Clone(s.handlers), func(r *Handler) bool { return r == reg })
+	}
+}
+
+// addIndex adds (or replaces) an index and fills it from the objects held.
+func (s *state) addIndex(name string, fn IndexFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.indexers[name] = fn
+	s.indexes[name] = map[string]map[string]struct{}{}
+	for key, obj := range s.objs {
+		for _, v := range fn(obj) {
+			s.addToIndex(name, v, key)
+		}
+	}
+}
+
+func (s *state) index(key string, obj api.Object) {
+	for name, fn := range s.indexers {
+		for _, v := range fn(obj) {
+			s.addToIndex(name, v, key)
+		}
+	}
+}
+
+func (s *state) addToIndex(name, value, key string) {
+	idx := s.indexes[name]
+	set := idx[value]
+	if set == nil {
+		set = map[string]struct{}{}
+		idx[value] = set
+	}
+	set[key] = struct{}{}
+}
+
+func (s *state) unindex(key string, obj api.Object) {
+	for name, fn := range s.indexers {
+		idx := s.indexes[name]
+		for _, v := range fn(obj) {
+			delete(idx[v], key)
+			if len(idx[v]) == 0 {
+				delete(idx, v)
+			}
+		}
+	}
+}

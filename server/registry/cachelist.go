@@ -1,0 +1,85 @@
+package registry
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/informer"
+)
+
+// cacheWait bounds how long a list waits for the cache to catch up before
+// it reads the datastore instead.
+const cacheWait = 3 * time.Second
+
+// listFromCache answers a list from the shared cache when that answer is
+// as fresh as the datastore's: it first waits until the cache has applied
+// every change up to the store's current revision (or the revision asked
+// for). Pages, exact revisions and lists longer than their limit are left
+// to the datastore (ok false). The objects are the cache's: read-only.
+func (r *Registry) listFromCache(ctx context.Context, res *api.Resource, ns string, lo *ListOptions) (*List, bool) {
+	if r.cache == nil || lo.Continue != "" || lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
+		return nil, false
+	}
+	inf, ok := r.cache.Serves(res)
+	if !ok {
+		return nil, false
+	}
+	want := lo.ResourceVersion
+	if want == 0 {
+		cur, err := r.store.CurrentRevision(ctx)
+		if err != nil {
+			return nil, false
+		}
+		want = cur
+	}
+	wctx, cancel := context.WithTimeout(ctx, cacheWait)
+	defer cancel()
+	if err := r.cache.WaitForRevision(wctx, want); err != nil {
+		return nil, false
+	}
+	var out *List
+	r.cache.Read(func(rev int64) {
+		items := selectCached(inf, res, ns, lo)
+		if lo.Limit > 0 && int64(len(items)) > lo.Limit {
+			return
+		}
+		out = &List{Items: items, ResourceVersion: FormatResourceVersion(rev)}
+	})
+	return out, out != nil
+}
+
+// selectCached picks the objects passing lo's selectors, in key order (as
+// the datastore lists them), from the narrowest index that fits: a pod's
+// node, the namespace, or everything.
+func selectCached(inf *informer.Informer, res *api.Resource, ns string, lo *ListOptions) []api.Object {
+	var cand []api.Object
+	node, byNode := "", false
+	if lo.Fields != nil && res.Group == "" && res.Name == "pods" {
+		node, byNode = lo.Fields.RequiresExactMatch("spec.nodeName")
+	}
+	switch {
+	case byNode:
+		cand = inf.ByIndex(informer.IndexNode, node)
+	case ns != "":
+		cand = inf.ByIndex(informer.IndexNamespace, ns)
+	default:
+		cand = inf.List("", nil)
+	}
+	out := cand[:0:0]
+	for _, o := range cand {
+		if (ns == "" || o.GetNamespace() == ns) && lo.Selects(res, o) {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].GetNamespace() != out[j].GetNamespace() {
+			return out[i].GetNamespace() < out[j].GetNamespace()
+		}
+		return out[i].GetName() < out[j].GetName()
+	})
+	return out
+}
