@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/storetest"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -41,6 +42,7 @@ func testLogger() *slog.Logger {
 type env struct {
 	t      testing.TB
 	store  *datastore.SQLite
+	faults *storetest.Faults // the store as the Monitor sees it
 	api    *server.API
 	ca     *pki.PKI
 	broker *mqtt.Broker
@@ -61,6 +63,7 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.store.Close() })
+	e.faults = storetest.NewFaults(e.store)
 	e.api, err = server.NewAPI(ctx, server.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
 		Authz: auth.NewAuthorizer(server.NewNodeGraph(e.store)), Log: testLogger()})
 	if err != nil {
@@ -83,7 +86,7 @@ func (e *env) startMonitor(cfg nodestatus.Config) {
 	e.t.Helper()
 	bus := e.broker.Bus()
 	e.t.Cleanup(func() { _ = bus.Close() })
-	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.store, e.api, testLogger()
+	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.faults, e.api, testLogger()
 	mon, err := nodestatus.New(cfg)
 	if err != nil {
 		e.t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -107,6 +108,7 @@ type Monitor struct {
 	pods  map[podKey]*podState
 
 	counters counters
+	follow   *listwatch.Follower // of the Node objects
 	stopped  atomic.Bool
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -127,8 +129,8 @@ func New(cfg Config) (*Monitor, error) {
 // and presence topics, and starts the writers, the lease check and the
 // watch on Nodes.
 func (m *Monitor) Start(ctx context.Context) error {
-	rev, err := m.loadNodes(ctx)
-	if err != nil {
+	m.follow = listwatch.New(m.cfg.Store, nodesResource.Prefix(""), nodesHandler{m}, listwatch.Config{Logger: m.log})
+	if err := m.follow.Replace(ctx); err != nil {
 		return err
 	}
 	subs := []struct {
@@ -152,7 +154,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	}
 	m.wg.Add(2)
 	go func() { defer m.wg.Done(); m.watchLeases(ctx) }()
-	go func() { defer m.wg.Done(); m.watchNodes(ctx, rev) }()
+	go func() { defer m.wg.Done(); m.follow.Follow(ctx) }()
 	return nil
 }
 
