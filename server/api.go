@@ -33,6 +33,9 @@ type APIConfig struct {
 	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	Now          func() time.Time
+	// BookmarkInterval is how often a watch that allows bookmarks gets one
+	// (default DefaultBookmarkInterval); tests shorten it.
+	BookmarkInterval time.Duration
 }
 
 // LogStreamer copies a container's log from the agent running pod on node
@@ -52,6 +55,8 @@ type API struct {
 	log     *slog.Logger
 	maxBody int64
 	now     func() time.Time
+	// bookmarkEvery spaces the bookmarks of watches that allow them.
+	bookmarkEvery time.Duration
 
 	discovery *discoveryDocs
 	openapi   *openAPIDocs
@@ -69,7 +74,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	a := &API{
 		store: cfg.Store, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
-		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now,
+		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
 		fieldManagers: map[string]fieldManager{},
 	}
 	if a.log == nil {
@@ -80,6 +85,9 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.bookmarkEvery <= 0 {
+		a.bookmarkEvery = DefaultBookmarkInterval
 	}
 	var err error
 	if a.discovery, err = buildDiscovery(); err != nil {
