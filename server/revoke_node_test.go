@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,24 @@ func TestRevokedNodeRefusedAfterWatchFaultsAndRestart(t *testing.T) {
 	} else {
 		c.Disconnect(0)
 	}
+	e.s.Stop()
+	if left := serverGoroutines(); len(left) > 0 {
+		t.Errorf("goroutines of the server still running after Stop:\n%s", strings.Join(left, "\n\n"))
+	}
+}
+
+// serverGoroutines lists the goroutines running bramble code, other than
+// the test's own.
+func serverGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "bramble-edge/bramble/") && !strings.Contains(g, "_test.go") {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // deleteWhileDown deletes key from the data dir's datastore directly.

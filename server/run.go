@@ -170,11 +170,14 @@ func (s *Server) serve(ctx context.Context, cfg Config, h http.Handler) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
+	served := make(chan struct{})
 	go func(srv *http.Server) {
+		defer close(served)
 		if err := srv.ServeTLS(ln, "", ""); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr <- err
 		}
 	}(s.srv)
+	s.stops = append(s.stops, func() { <-served }) // Stop shuts srv down first
 	s.URL = "https://" + net.JoinHostPort(kubeconfigHost(cfg.BindAddress), strconv.Itoa(cfg.HTTPSPort))
 	mode, _ := cfg.kubeconfigMode()
 	if err := s.PKI.WriteKubeconfig(cfg.WriteKubeconfig, mode, s.URL); err != nil {

@@ -41,6 +41,13 @@ func (f *Faults) FailWatches(prefix string, n int, err error) {
 	f.err = err
 }
 
+// Heal drops the failures of FailWatches(prefix, ...) still to come.
+func (f *Faults) Heal(prefix string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.failures, prefix)
+}
+
 // Pending is how many failures of FailWatches(prefix, ...) are still to
 // come.
 func (f *Faults) Pending(prefix string) int {

@@ -41,6 +41,9 @@ type APIConfig struct {
 	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	Now          func() time.Time
+	// BookmarkInterval is how often a watch that allows bookmarks gets one
+	// (default DefaultBookmarkInterval); tests shorten it.
+	BookmarkInterval time.Duration
 }
 
 // LogStreamer copies a container's log from the agent running pod on node
@@ -61,6 +64,8 @@ type API struct {
 	log     *slog.Logger
 	maxBody int64
 	now     func() time.Time
+	// bookmarkEvery spaces the bookmarks of watches that allow them.
+	bookmarkEvery time.Duration
 
 	docs atomic.Pointer[documents]
 }
@@ -73,12 +78,15 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 		return nil, errors.New("new API: Registry (or Store), Authn and Authz are required")
 	}
 	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
-		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now}
+		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if a.maxBody <= 0 {
 		a.maxBody = DefaultMaxBodyBytes
+	}
+	if a.bookmarkEvery <= 0 {
+		a.bookmarkEvery = DefaultBookmarkInterval
 	}
 	if a.reg == nil {
 		var err error

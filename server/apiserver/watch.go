@@ -3,74 +3,106 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 )
 
 // watch answers ?watch=true: newline-delimited JSON events, flushed as
 // they happen, until timeoutSeconds, the client leaving, or shutdown.
 // resourceVersion "" or "0" starts with a synthetic ADDED per current
 // object; N sends only changes after N (410 when N is compacted).
+// sendInitialEvents and allowWatchBookmarks work as upstream's (see
+// watchlist.go).
 func (a *API) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
-	lq, err := parseWatchQuery(ri)
+	lq, wo, err := parseWatchQuery(ri)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), lq.timeout)
 	defer cancel()
-	initial, after, err := a.watchStart(ctx, ri, lq)
-	if err != nil {
-		return err
-	}
-	prefix := ri.res.Prefix(ri.namespace)
-	events, err := a.store.Watch(ctx, prefix, after)
-	if err != nil {
-		return a.watchError(ctx, err, after)
-	}
-	ws := newWatchStream(a, w, ri, lq)
-	for _, obj := range initial {
-		if ws.send("ADDED", obj) != nil {
+	if wo.initial != nil && *wo.initial && lq.ResourceVersion > 0 {
+		if err := a.waitFresh(ctx, lq.ResourceVersion); err != nil {
+			// Past validation upstream answers in the stream (200, one ERROR event).
+			newWatchStream(a, w, ri, lq).fail(err)
 			return nil
 		}
 	}
-	if ws.flush() != nil {
+	initial, after, err := a.watchStart(ctx, ri, lq, wo)
+	if err != nil {
+		return err
+	}
+	// The stream follows the prefix with listwatch's watch-and-resume part:
+	// a watch the store cuts off resumes after the last revision sent. It
+	// cannot list again when that revision is compacted (the client holds
+	// the state, not the stream), so it then ends with 410 as upstream
+	// does, and the client lists again itself.
+	events := listwatch.NewWatch(a.store, ri.res.Prefix(ri.namespace), after,
+		listwatch.WatchConfig{Logger: a.log, Progress: wo.bookmarks})
+	defer events.Close()
+	if err := events.Open(ctx); err != nil {
+		return a.watchError(ctx, err, after)
+	}
+	ws := newWatchStream(a, w, ri, lq)
+	if ws.sendInitial(initial, wo, after) != nil {
 		return nil
 	}
-	a.pumpEvents(ctx, ws, events, prefix, after)
+	a.pumpEvents(ctx, ws, events, wo.bookmarks)
 	return nil
 }
 
 // parseWatchQuery reads a watch's parameters; a watch on one object's URL
 // selects it by name.
-func parseWatchQuery(ri *requestInfo) (*listQuery, error) {
-	lq, err := parseListQuery(ri.res, ri.query)
-	if err != nil {
-		return nil, err
+func parseWatchQuery(ri *requestInfo) (*listQuery, watchOpts, error) {
+	q := ri.query
+	if q.Has("sendInitialEvents") { // resourceVersionMatch is then a watch option
+		q = maps.Clone(q)
+		q.Del("resourceVersionMatch")
 	}
-	if lq.ResourceVersionMatch != "" {
-		return nil, badRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch")
+	lq, err := parseListQuery(ri.res, q)
+	if err != nil {
+		return nil, watchOpts{}, err
+	}
+	lq.ResourceVersionMatch = ri.query.Get("resourceVersionMatch")
+	wo, err := parseWatchOpts(ri.query, lq)
+	if err != nil {
+		return nil, wo, err
+	}
+	if lq.ResourceVersionMatch != "" && wo.initial == nil {
+		return nil, wo, badRequest("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch")
 	}
 	if ri.name != "" {
 		lq.Fields = fields.AndSelectors(lq.Fields, fields.OneTermEqualSelector("metadata.name", ri.name))
 	}
-	return lq, nil
+	return lq, wo, nil
 }
 
-// watchStart lists the current objects for a watch from "" or "0" and
-// says after which revision the change stream starts.
-func (a *API) watchStart(ctx context.Context, ri *requestInfo, lq *listQuery) ([]api.Object, int64, error) {
-	if lq.ResourceVersion != 0 {
+// watchStart lists the current objects when the watch starts with them
+// (resourceVersion "" or "0", or sendInitialEvents=true) and says after
+// which revision the change stream starts.
+func (a *API) watchStart(ctx context.Context, ri *requestInfo, lq *listQuery, wo watchOpts) ([]api.Object, int64, error) {
+	withList := lq.ResourceVersion == 0
+	if wo.initial != nil {
+		withList = *wo.initial
+	}
+	if !withList && lq.ResourceVersion == 0 { // sendInitialEvents=false from "now"
+		rev, err := a.store.CurrentRevision(ctx)
+		if err != nil {
+			return nil, 0, storeError(err, nil, "")
+		}
+		return nil, rev, nil
+	}
+	if !withList {
 		return nil, lq.ResourceVersion, nil
 	}
 	lo := lq.ListOptions
-	lo.Limit, lo.Continue = 0, ""
+	lo.Limit, lo.Continue, lo.ResourceVersion, lo.ResourceVersionMatch = 0, "", 0, "" // the latest: fresh enough
 	list, err := a.reg.List(ctx, ri.res, ri.namespace, lo)
 	if err != nil {
 		return nil, 0, err
@@ -82,35 +114,41 @@ func (a *API) watchStart(ctx context.Context, ri *requestInfo, lq *listQuery) ([
 // watchError explains why a watch could not start.
 func (a *API) watchError(ctx context.Context, err error, after int64) error {
 	if errors.Is(err, datastore.ErrCompacted) {
-		compacted, _ := a.store.CompactRevision(ctx)
-		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", after, compacted))
+		return a.expiredError(ctx, after)
 	}
 	return storeError(err, nil, "")
 }
 
-// pumpEvents copies store events to the stream. When the store cuts off a
-// watcher that fell behind, the watch resumes after the last revision sent;
-// if that is no longer possible the stream ends and the client re-lists.
-func (a *API) pumpEvents(ctx context.Context, ws *watchStream, events <-chan []datastore.Event, prefix string, last int64) {
+// pumpEvents copies store events to the stream, resuming after cut-offs;
+// a compacted revision ends it with an ERROR event (410). With bookmarks
+// it asks the store for progress on upstream's schedule and sends each
+// answer as a BOOKMARK.
+func (a *API) pumpEvents(ctx context.Context, ws *watchStream, events *listwatch.Watch, bookmarks bool) {
+	var due <-chan time.Time
+	schedule := func() {
+		deadline, _ := ctx.Deadline()
+		if d, ok := nextBookmark(time.Now(), deadline, a.bookmarkEvery); bookmarks && ok {
+			due = time.After(d)
+		}
+	}
+	schedule()
 	for {
+		ch, err := events.Chan(ctx)
+		if errors.Is(err, datastore.ErrCompacted) {
+			ws.fail(a.expiredError(ctx, events.Last()))
+		}
+		if err != nil {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case batch, ok := <-events:
-			if !ok {
-				var err error
-				if events, err = a.store.Watch(ctx, prefix, last); err != nil {
-					return
-				}
-				continue
-			}
-			for _, ev := range batch {
-				if ws.event(ev) != nil {
-					return
-				}
-				last = ev.Revision
-			}
-			if ws.flush() != nil {
+		case <-due:
+			events.RequestProgress()
+			schedule()
+		case batch, ok := <-ch:
+			events.Recv(batch, ok)
+			if ws.events(batch) != nil || ws.flush() != nil {
 				return
 			}
 		}

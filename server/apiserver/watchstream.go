@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/bramble-edge/bramble/api"
@@ -13,6 +14,8 @@ const (
 	eventAdded    = "ADDED"
 	eventModified = "MODIFIED"
 	eventDeleted  = "DELETED"
+	eventBookmark = "BOOKMARK"
+	eventError    = "ERROR"
 )
 
 // watchStream writes watch events to one client: plain objects, or
@@ -35,6 +38,41 @@ func newWatchStream(a *API, w http.ResponseWriter, ri *requestInfo, lq *listQuer
 	noWriteDeadline(w)
 	w.WriteHeader(http.StatusOK)
 	return &watchStream{a: a, w: w, rc: http.NewResponseController(w), ri: ri, lq: lq}
+}
+
+// sendInitial sends the synthetic ADDED events a watch starts with, then,
+// for a watch-list (sendInitialEvents=true) that allows bookmarks, the
+// bookmark that ends them, at the revision they were listed at.
+func (ws *watchStream) sendInitial(objs []api.Object, wo watchOpts, rev int64) error {
+	for _, obj := range objs {
+		if err := ws.send(eventAdded, obj); err != nil {
+			return err
+		}
+	}
+	if wo.bookmarks && wo.initial != nil && *wo.initial {
+		if err := ws.bookmark(rev, true); err != nil {
+			return err
+		}
+	}
+	return ws.flush()
+}
+
+// events sends a batch from the store: changes, and progress as BOOKMARKs
+// (the store sends progress only when asked, for a watch that allows
+// bookmarks, and never at or before the revision the watch started after).
+func (ws *watchStream) events(batch []datastore.Event) error {
+	for _, ev := range batch {
+		var err error
+		if ev.Type == datastore.EventProgress {
+			err = ws.bookmark(ev.Revision, false)
+		} else {
+			err = ws.event(ev)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // event sends what a store event means to this watcher, if anything: with
@@ -101,13 +139,38 @@ func (ws *watchStream) send(typ string, obj api.Object) error {
 		ws.a.log.Warn("skip unencodable watch event", "name", obj.GetName(), "err", err)
 		return nil
 	}
+	return ws.write(typ, data)
+}
+
+// bookmark sends a BOOKMARK at rev.
+func (ws *watchStream) bookmark(rev int64, initialEnd bool) error {
+	data, err := ws.bookmarkObject(rev, initialEnd)
+	if err != nil {
+		return err
+	}
+	return ws.write(eventBookmark, data)
+}
+
+// fail sends err as the stream's last event, an ERROR carrying its
+// Status, as upstream ends a watch that cannot go on.
+func (ws *watchStream) fail(err error) {
+	st := statusOf(err)
+	st.Kind, st.APIVersion = "Status", "v1"
+	data, jerr := json.Marshal(&st)
+	if jerr == nil && ws.write(eventError, data) == nil {
+		_ = ws.flush()
+	}
+}
+
+// write writes one event line around an encoded object.
+func (ws *watchStream) write(typ string, data []byte) error {
 	line := make([]byte, 0, len(data)+40)
 	line = append(line, `{"type":"`...)
 	line = append(line, typ...)
 	line = append(line, `","object":`...)
 	line = append(line, data...)
 	line = append(line, "}\n"...)
-	_, err = ws.w.Write(line)
+	_, err := ws.w.Write(line)
 	return err
 }
 

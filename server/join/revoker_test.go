@@ -99,7 +99,7 @@ func TestRevokerCatchesUpOnDeletesItMissed(t *testing.T) {
 	if err := c.store.Compact(ctx, cur); err != nil {
 		t.Fatal(err)
 	}
-	faults.FailWatches(nodesPrefix, -faults.Pending(nodesPrefix), nil)
+	faults.Heal(nodesPrefix)
 	eventually(t, "gone-later's certificate refused after the relist", func() bool {
 		code, _ := c.call(later, http.MethodGet, "/api/v1/nodes/gone-later", "")
 		return code == http.StatusUnauthorized

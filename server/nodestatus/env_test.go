@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/storetest"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/apiserver"
@@ -42,6 +43,7 @@ func testLogger() *slog.Logger {
 type env struct {
 	t      testing.TB
 	store  *datastore.SQLite
+	faults *storetest.Faults // the store as the Monitor sees it
 	api    *apiserver.API
 	ca     *pki.PKI
 	broker *broker.Broker
@@ -62,6 +64,7 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.store.Close() })
+	e.faults = storetest.NewFaults(e.store)
 	e.api, err = apiserver.NewAPI(ctx, apiserver.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(e.store, nil)), Log: testLogger()})
 	if err != nil {
@@ -84,7 +87,7 @@ func (e *env) startMonitor(cfg nodestatus.Config) {
 	e.t.Helper()
 	bus := e.broker.Bus()
 	e.t.Cleanup(func() { _ = bus.Close() })
-	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.store, e.api.Registry().Client(), testLogger()
+	cfg.Bus, cfg.Store, cfg.Writer, cfg.Logger = bus, e.faults, e.api.Registry().Client(), testLogger()
 	mon, err := nodestatus.New(cfg)
 	if err != nil {
 		e.t.Fatal(err)

@@ -1,7 +1,6 @@
 package nodestatus
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -137,20 +136,6 @@ func (m *Monitor) reject(node, what string, err error) {
 	if n, ok := m.warn.allow(m.cfg.Now()); ok {
 		m.log.Warn("dropping a message from an agent", "node", node, "message", what, "err", err, "dropped_since_last_warning", n)
 	}
-}
-
-// loadNodes tracks every Node in the datastore with a fresh lease, so a
-// node that died while the server was down still turns Ready=Unknown, and
-// returns the revision to watch Nodes from.
-func (m *Monitor) loadNodes(ctx context.Context) (int64, error) {
-	nodes, rev, err := listNodes(ctx, m.cfg.Store)
-	if err != nil {
-		return 0, fmt.Errorf("node status: %w", err)
-	}
-	for _, n := range nodes {
-		m.track(n)
-	}
-	return rev, nil
 }
 
 // readyStatus is the status of the Ready condition ("" without one).

@@ -18,6 +18,7 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -108,6 +109,7 @@ type Monitor struct {
 	pods  map[podKey]*podState
 
 	counters counters
+	follow   *listwatch.Follower // of the Node objects
 	stopped  atomic.Bool
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -128,8 +130,8 @@ func New(cfg Config) (*Monitor, error) {
 // and presence topics, and starts the writers, the lease check and the
 // watch on Nodes.
 func (m *Monitor) Start(ctx context.Context) error {
-	rev, err := m.loadNodes(ctx)
-	if err != nil {
+	m.follow = listwatch.New(m.cfg.Store, nodesResource.Prefix(""), nodesHandler{m}, listwatch.Config{Logger: m.log})
+	if err := m.follow.Replace(ctx); err != nil {
 		return err
 	}
 	subs := []struct {
@@ -150,7 +152,7 @@ func (m *Monitor) Start(ctx context.Context) error {
 	m.wg.Add(3)
 	go func() { defer m.wg.Done(); controllers.RunWorkers(ctx, m.queue, m.cfg.Workers, m.log, m.syncLogged) }()
 	go func() { defer m.wg.Done(); m.watchLeases(ctx) }()
-	go func() { defer m.wg.Done(); m.watchNodes(ctx, rev) }()
+	go func() { defer m.wg.Done(); m.follow.Follow(ctx) }()
 	return nil
 }
 

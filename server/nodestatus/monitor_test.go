@@ -2,6 +2,7 @@ package nodestatus_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -259,4 +260,33 @@ func TestNodeCreatedByOthersGetsALease(t *testing.T) {
 	if r := condition(got, corev1.NodeReady).Reason; r != nodestatus.ReasonNodeStatusUnknown {
 		t.Errorf("Ready reason: got %q, want %q", r, nodestatus.ReasonNodeStatusUnknown)
 	}
+}
+
+// TestNodeWatchRelistsAfterCompaction: while the Monitor's watch of the
+// Nodes is down, a Node is deleted, another is created and the history
+// is compacted; the Monitor lists again and catches up on both instead of
+// jumping past them.
+func TestNodeWatchRelistsAfterCompaction(t *testing.T) {
+	e := newEnv(t, nodestatus.Config{GracePeriod: time.Hour})
+	ctx := context.Background()
+	e.connect(t, "pi-1").beat(t, nil)
+	e.waitCondition("pi-1", corev1.NodeReady, corev1.ConditionTrue)
+	nodesPrefix := "/registry/core/nodes/"
+	e.faults.FailWatches(nodesPrefix, 1<<20, errors.New("injected watch failure"))
+	if e.faults.CutWatches(nodesPrefix) == 0 {
+		t.Fatal("no watch of the Nodes to cut off")
+	}
+	nodes, _ := api.Lookup("", "v1", "nodes")
+	if _, err := e.api.Registry().Delete(ctx, nodes, "", "pi-1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.api.Registry().Client().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "manual"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Compact(ctx, e.rev()); err != nil {
+		t.Fatal(err)
+	}
+	e.faults.Heal(nodesPrefix)
+	waitUntil(t, "the Monitor forgets pi-1", func() bool { _, ok := e.mon.Latest("pi-1"); return !ok })
+	waitUntil(t, "the Monitor tracks manual", func() bool { _, ok := e.mon.Latest("manual"); return ok })
 }

@@ -59,27 +59,3 @@ func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error)
 	}
 	return obj, nil
 }
-
-// listNodes reads every Node, page by page at one revision, and returns
-// that revision.
-func listNodes(ctx context.Context, store datastore.Store) ([]*corev1.Node, int64, error) {
-	var out []*corev1.Node
-	opts := datastore.ListOptions{Limit: 500}
-	for {
-		res, err := store.List(ctx, nodesResource.Prefix(""), opts)
-		if err != nil {
-			return nil, 0, fmt.Errorf("list nodes: %w", err)
-		}
-		for _, kv := range res.Items {
-			obj, err := decodeStored(nodesResource, kv)
-			if err != nil {
-				return nil, 0, err
-			}
-			out = append(out, obj.(*corev1.Node))
-		}
-		if res.Continue == "" {
-			return out, res.Revision, nil
-		}
-		opts = datastore.ListOptions{Revision: res.Revision, Limit: 500, Continue: res.Continue}
-	}
-}

@@ -3,7 +3,6 @@ package publish
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
@@ -122,29 +121,9 @@ func (p *Publisher) relist(n *nodeState) {
 	n.head = ev.Rev
 }
 
-// rewatch resumes the datastore watch after it was cut off. A compacted
-// revision means changes were lost: the index is rebuilt and every node
-// relists.
-func (p *Publisher) rewatch() <-chan []datastore.Event {
-	wait := 100 * time.Millisecond
-	for p.ctx.Err() == nil {
-		ch, err := p.cfg.Store.Watch(p.ctx, registryPrefix, p.processed)
-		if err == nil {
-			return ch
-		}
-		if errors.Is(err, datastore.ErrCompacted) && p.reload() == nil {
-			continue
-		}
-		p.log.Warn("datastore watch failed; retrying", "rev", p.processed, "err", err)
-		select {
-		case <-p.ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
-	}
-	return nil
-}
-
+// reload rebuilds the index after the watch fell behind compaction:
+// changes were lost, so every node relists and the watch resumes from the
+// new index's revision.
 func (p *Publisher) reload() error {
 	idx := newIndex()
 	rev, err := idx.load(p.ctx, p.cfg.Store)
@@ -152,7 +131,9 @@ func (p *Publisher) reload() error {
 		p.log.Warn("reload index failed", "err", err)
 		return err
 	}
+	p.back.Reset()
 	p.idx, p.processed, p.start = idx, rev, rev // new chains cannot vouch for what was missed
+	p.events.Reset(rev)
 	p.log.Warn("publisher fell behind compaction; every node relists", "rev", rev)
 	for _, n := range p.nodes {
 		p.relist(n)

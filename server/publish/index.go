@@ -1,11 +1,13 @@
 package publish
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -55,26 +57,24 @@ func newIndex() *index {
 		objs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
 }
 
-// load fills an empty index from the store at its latest revision and
-// returns that revision.
+// load fills an empty index from the store at its latest revision (page by
+// page, every resource at the same revision) and returns that revision.
 func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) {
 	var rev int64
 	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets} {
-		page, err := store.List(ctx, registryPrefix+"core/"+res+"/", datastore.ListOptions{Revision: rev})
-		if err != nil {
-			return 0, fmt.Errorf("list %s: %w", res, err)
-		}
-		rev = page.Revision
-		for _, kv := range page.Items {
+		var bad error
+		got, err := listwatch.ListAt(ctx, store, registryPrefix+"core/"+res+"/", rev, func(kv *datastore.KeyValue) {
 			ref, ok := parseKey(kv.Key)
-			if !ok {
-				continue
+			if !ok || bad != nil {
+				return
 			}
 			ev := datastore.Event{Type: datastore.EventCreate, Revision: kv.ModRevision, KV: kv}
-			if _, err := x.apply(ref, &ev); err != nil {
-				return 0, err
-			}
+			_, bad = x.apply(ref, &ev)
+		})
+		if err = cmp.Or(err, bad); err != nil {
+			return 0, fmt.Errorf("list %s: %w", res, err)
 		}
+		rev = got
 	}
 	return rev, nil
 }

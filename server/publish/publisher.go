@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -80,6 +81,8 @@ type Publisher struct {
 	start     int64 // revision the index was loaded at: every chain starts here
 	processed int64 // revision of the last event dispatched
 	gen       uint64
+	events    *listwatch.Watch // of the registry, resumed after cut-offs
+	back      listwatch.Backoff
 	walks     chan walkResult
 	watch     *watchSender
 
@@ -106,8 +109,8 @@ func (p *Publisher) Start(ctx context.Context) error {
 	}
 	p.start, p.processed = rev, rev
 	p.ctx, p.cancel = context.WithCancel(ctx)
-	events, err := p.cfg.Store.Watch(p.ctx, registryPrefix, rev)
-	if err != nil {
+	p.events = listwatch.NewWatch(p.cfg.Store, registryPrefix, rev, listwatch.WatchConfig{Logger: p.log})
+	if err := p.events.Open(p.ctx); err != nil {
 		p.cancel()
 		return fmt.Errorf("start publisher: watch from %d: %w", rev, err)
 	}
@@ -118,7 +121,7 @@ func (p *Publisher) Start(ctx context.Context) error {
 	p.watch = newWatchSender(p)
 	p.wg.Add(2)
 	go p.watch.run()
-	go p.run(events)
+	go p.run()
 	p.log.Info("MQTT publisher started", "rev", rev)
 	return nil
 }
@@ -137,20 +140,31 @@ func (p *Publisher) Stop() {
 func (p *Publisher) Acked(node string) (int64, bool) { return p.in.acked(node) }
 
 // run is the dispatcher: the only goroutine that touches the index and
-// the node states.
-func (p *Publisher) run(events <-chan []datastore.Event) {
+// the node states. It runs the watch-and-resume part of listwatch itself
+// (a Follower's goroutine could not share the index with acks and
+// catch-ups); a compacted revision rebuilds the index and relists every
+// node (reload).
+func (p *Publisher) run() {
 	defer p.wg.Done()
+	defer p.events.Close()
 	tick := time.NewTicker(max(p.cfg.StallTimeout/4, 10*time.Millisecond))
 	defer tick.Stop()
 	for {
+		events, err := p.events.Chan(p.ctx)
+		if errors.Is(err, datastore.ErrCompacted) {
+			if p.reload() != nil && !p.back.Wait(p.ctx) {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			return // stopped, or the store closed
+		}
 		select {
 		case <-p.ctx.Done():
 			return
 		case batch, ok := <-events:
-			if !ok {
-				events = p.rewatch()
-				continue
-			}
+			p.events.Recv(batch, ok)
 			for i := range batch {
 				p.dispatch(&batch[i])
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -25,56 +26,56 @@ type walkResult struct {
 	err     error
 }
 
-// walk reads the history (from, upto] of the whole store. It watches "/"
+// walk reads the history (from, upto] of the whole store with the
+// watch-and-resume part of listwatch (a cut-off watch resumes where it
+// stopped; a compacted range means the node relists). It watches "/"
 // rather than the registry alone: revisions are consecutive, so the event
 // at upto is always delivered and the walk knows where to stop even when
 // upto is not an API write.
 func (p *Publisher) walk(ctx context.Context, node string, from, upto int64) walkResult {
 	res := walkResult{pods: map[mqtt.ObjectRef]*datastore.KeyValue{},
 		refs: map[mqtt.ObjectRef]bool{}, touched: map[mqtt.ObjectRef]bool{}}
-	last := from
-	for last < upto {
-		if err := ctx.Err(); err != nil {
-			res.err = err
+	w := listwatch.NewWatch(p.cfg.Store, "/", from, listwatch.WatchConfig{Logger: p.log})
+	defer w.Close()
+	for w.Last() < upto {
+		ch, err := w.Chan(ctx)
+		if err != nil {
+			res.relist = errors.Is(err, datastore.ErrCompacted)
+			if !res.relist {
+				res.err = fmt.Errorf("read history after %d: %w", w.Last(), err)
+			}
 			return res
 		}
-		var err error
-		if last, err = p.walkOnce(ctx, node, last, upto, &res); err != nil {
-			res.relist = errors.Is(err, datastore.ErrCompacted)
+		var batch []datastore.Event
+		var ok bool
+		select {
+		case batch, ok = <-ch:
+		case <-ctx.Done():
+			res.err = ctx.Err()
+			return res
+		}
+		w.Recv(batch, ok)
+		if done, err := res.recordUpTo(node, batch, upto); done || err != nil {
 			res.err = err
-			if res.relist {
-				res.err = nil
-			}
 			return res
 		}
 	}
 	return res
 }
 
-// walkOnce watches from last until upto is reached or the watch ends (the
-// store cuts off a slow watcher), and returns how far it got.
-func (p *Publisher) walkOnce(ctx context.Context, node string, last, upto int64, res *walkResult) (int64, error) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ch, err := p.cfg.Store.Watch(wctx, "/", last)
-	if err != nil {
-		return last, fmt.Errorf("read history after %d: %w", last, err)
-	}
-	for batch := range ch {
-		for i := range batch {
-			ev := &batch[i]
-			if ev.Revision > upto {
-				return upto, nil
-			}
-			if err := res.record(node, ev); err != nil {
-				return last, err
-			}
-			if last = ev.Revision; last >= upto {
-				return last, nil
-			}
+// recordUpTo records the events of batch up to upto, and says whether upto
+// was reached.
+func (res *walkResult) recordUpTo(node string, batch []datastore.Event, upto int64) (bool, error) {
+	for i := range batch {
+		ev := &batch[i]
+		if ev.Revision > upto {
+			return true, nil
+		}
+		if err := res.record(node, ev); err != nil {
+			return false, err
 		}
 	}
-	return last, nil
+	return len(batch) > 0 && batch[len(batch)-1].Revision >= upto, nil
 }
 
 // record notes what one historical event means for node.
