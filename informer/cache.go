@@ -37,6 +37,10 @@ type Cache struct {
 	f      *listwatch.Follower
 	mirror *listwatch.Mirror
 
+	hub     hub   // the applied changes, for watchers
+	listing bool  // a list is being applied: its changes are not published
+	evRev   int64 // the revision of the event being applied
+
 	rev   atomic.Int64 // every change up to rev is applied (shared states)
 	revMu sync.Mutex
 	revCh chan struct{} // closed and replaced when rev moves

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -14,8 +15,11 @@ var _ listwatch.ProgressHandler = (*Cache)(nil)
 // shared informers synced.
 func (c *Cache) OnReplace(ctx context.Context, l *listwatch.List) error {
 	c.apply.Lock()
+	c.listing = true
 	err := c.mirror.OnReplace(ctx, l)
+	c.listing = false
 	if err == nil {
+		c.hub.reset(l.Revision()) // watchers may have missed changes: they start again
 		c.setRevision(l.Revision())
 	}
 	c.apply.Unlock()
@@ -32,12 +36,18 @@ func (c *Cache) OnReplace(ctx context.Context, l *listwatch.List) error {
 func (c *Cache) OnEvent(ctx context.Context, ev *datastore.Event) {
 	c.apply.Lock()
 	defer c.apply.Unlock()
+	c.evRev = ev.Revision
 	c.mirror.OnEvent(ctx, ev)
 	c.setRevision(ev.Revision)
 }
 
 // OnProgress notes that every change up to rev has been applied.
-func (c *Cache) OnProgress(_ context.Context, rev int64) { c.setRevision(rev) }
+func (c *Cache) OnProgress(_ context.Context, rev int64) {
+	c.apply.Lock()
+	defer c.apply.Unlock()
+	c.setRevision(rev)
+	c.hub.publish(&Event{Type: Progress, Rev: c.rev.Load()})
+}
 
 // sink decodes the changes the mirror hands over into their informers;
 // resources without one are skipped undecoded.
@@ -45,25 +55,46 @@ type sink struct{ c *Cache }
 
 func (s sink) Upsert(key string, kv *datastore.KeyValue) {
 	res, _, ok := splitKey(key)
-	if st := s.c.feed[res]; ok && st != nil {
-		s.c.decodeInto(st, kv)
+	st := s.c.feed[res]
+	if !ok || st == nil {
+		return
 	}
+	obj, old, had := s.c.decodeInto(st, kv)
+	if obj == nil || s.c.listing {
+		return
+	}
+	e := &Event{Type: Added, Resource: st.res, Object: obj, Rev: kv.ModRevision}
+	if had {
+		e.Type, e.Old = Modified, old
+	}
+	s.c.hub.publish(e)
 }
 
 func (s sink) Remove(key string) {
 	res, obj, ok := splitKey(key)
-	if st := s.c.feed[res]; ok && st != nil {
-		st.remove(obj)
+	st := s.c.feed[res]
+	if !ok || st == nil {
+		return
 	}
+	old, had := st.remove(obj)
+	if !had || s.c.listing {
+		return
+	}
+	last := old.DeepCopyObject().(api.Object)
+	last.SetResourceVersion(strconv.FormatInt(s.c.evRev, 10))
+	s.c.hub.publish(&Event{Type: Deleted, Resource: st.res, Object: last, Rev: s.c.evRev})
 }
 
-func (c *Cache) decodeInto(st *state, kv *datastore.KeyValue) {
+// decodeInto decodes a stored object into st; obj is nil when it cannot
+// be decoded.
+func (c *Cache) decodeInto(st *state, kv *datastore.KeyValue) (obj, old api.Object, had bool) {
 	obj, err := api.DecodeStored(st.res, kv.Value, kv.ModRevision)
 	if err != nil {
 		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
-		return
+		return nil, nil, false
 	}
-	st.upsert(obj)
+	old, had = st.upsert(obj)
+	return obj, old, had
 }
 
 // followLate follows the resource of an informer asked for after Start

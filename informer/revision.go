@@ -51,6 +51,20 @@ func (c *Cache) follower() interface{ RequestProgress() } {
 	return c.f
 }
 
+// Subscribe follows the changes the cache applies to the informers it
+// follows itself, starting after revision after (kept changes replayed);
+// ok is false when those changes are no longer kept (or the cache has not
+// synced): read the datastore's watch instead.
+func (c *Cache) Subscribe(after int64) (*Subscription, bool) { return c.hub.subscribe(after) }
+
+// RequestProgress asks for a Progress event on every subscription, at a
+// revision every change up to which has been published.
+func (c *Cache) RequestProgress() {
+	if f := c.follower(); f != nil {
+		f.RequestProgress()
+	}
+}
+
 // Serves reports whether res's informer is fed by the cache's own
 // follower and has synced: only then is Read consistent with Revision.
 func (c *Cache) Serves(res *api.Resource) (*Informer, bool) {

@@ -9,10 +9,11 @@ import (
 // The feeding side of an informer: changes applied, then handlers told.
 // Callers hold the state's apply lock.
 
-func (s *state) upsert(obj api.Object) {
+// upsert puts obj in and returns the object it replaced, if any.
+func (s *state) upsert(obj api.Object) (old api.Object, had bool) {
 	key := KeyOf(obj)
 	s.mu.Lock()
-	old, had := s.objs[key]
+	old, had = s.objs[key]
 	if had {
 		s.unindex(key, old)
 	}
@@ -28,11 +29,13 @@ func (s *state) upsert(obj api.Object) {
 			h.OnAdd(obj)
 		}
 	}
+	return old, had
 }
 
-func (s *state) remove(key string) {
+// remove takes the object of key out and returns it, if it was there.
+func (s *state) remove(key string) (old api.Object, had bool) {
 	s.mu.Lock()
-	old, had := s.objs[key]
+	old, had = s.objs[key]
 	if had {
 		s.unindex(key, old)
 		delete(s.objs, key)
@@ -40,13 +43,14 @@ func (s *state) remove(key string) {
 	handlers := s.handlers
 	s.mu.Unlock()
 	if !had {
-		return
+		return nil, false
 	}
 	for _, h := range handlers {
 		if h.OnDelete != nil {
 			h.OnDelete(old)
 		}
 	}
+	return old, true
 }
 
 // addHandler registers h and replays the objects held to its OnAdd, with

@@ -64,6 +64,10 @@ type testEnv struct {
 	client *http.Client
 }
 
+// wantCache stands in APIConfig.Cache for the cache newTestEnv makes once
+// the tunes have run.
+var wantCache = &informer.Cache{}
+
 func newTestEnv(t testing.TB, tune ...func(*APIConfig)) *testEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -74,18 +78,21 @@ func newTestEnv(t testing.TB, tune ...func(*APIConfig)) *testEnv {
 		t.Fatalf("open datastore: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	// The shared cache as the server runs it, so that every test's lists
-	// go through it (and must be as fresh as the datastore's).
-	cache := informer.New(store, informer.Config{Logger: quiet})
-	for _, res := range api.All() {
-		cache.Informer(res)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	cache.Start(cctx)
-	t.Cleanup(func() { cancel(); cache.Stop() }) // runs before the store closes
-	cfg := APIConfig{Store: store, Cache: cache, Authn: tokenAuthn{}, Authz: roleAuthz{}, Log: quiet}
+	// The shared cache as the server runs it (on the store a tune may wrap),
+	// so that every test's lists and watches go through it.
+	cfg := APIConfig{Store: store, Cache: wantCache, Authn: tokenAuthn{}, Authz: roleAuthz{}, Log: quiet}
 	for _, f := range tune {
 		f(&cfg)
+	}
+	if cfg.Cache == wantCache { // a tune may have set it to nil: no cache
+
+		cfg.Cache = informer.New(cfg.Store, informer.Config{Logger: quiet})
+		for _, res := range api.All() {
+			cfg.Cache.Informer(res)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cfg.Cache.Start(cctx)
+		t.Cleanup(func() { cancel(); cfg.Cache.Stop() }) // runs before the store closes
 	}
 	a, err := NewAPI(ctx, cfg)
 	if err != nil {

@@ -38,6 +38,23 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo) err
 	if err != nil {
 		return err
 	}
+	if sub, ok := a.subscribe(ctx, ri.res, after); ok {
+		ws := newWatchStream(a, w, ri, lq)
+		if ws.sendInitial(initial, wo, after) != nil {
+			sub.Close()
+			return nil
+		}
+		last, cut := a.pumpCache(ctx, ws, sub, after, wo.bookmarks)
+		if !cut {
+			return nil
+		}
+		// Cut off for falling behind: go on from the datastore's watch.
+		events := listwatch.NewWatch(a.store, ri.res.Prefix(ri.namespace), last,
+			listwatch.WatchConfig{Logger: a.log, Progress: wo.bookmarks})
+		defer events.Close()
+		a.pumpEvents(ctx, ws, events, wo.bookmarks)
+		return nil
+	}
 	// The stream follows the prefix with listwatch's watch-and-resume part:
 	// a watch the store cuts off resumes after the last revision sent. It
 	// cannot list again when that revision is compacted (the client holds

@@ -178,7 +178,10 @@ func TestWatchListFromFutureRevisionTimesOut(t *testing.T) {
 // with an ERROR carrying 410 Expired, and the client lists again.
 func TestWatchEndsWithGoneWhenCompactedMidStream(t *testing.T) {
 	var faults *storetest.Faults
-	e := newTestEnv(t, func(c *APIConfig) { faults = storetest.NewFaults(c.Store); c.Store = faults })
+	e := newTestEnv(t, func(c *APIConfig) {
+		faults = storetest.NewFaults(c.Store)
+		c.Store, c.Cache = faults, nil // the datastore's watch path
+	})
 	rev := e.secretRev(t, "s0")
 	w := e.watch(t, cmPath+"?watch=true&resourceVersion="+registry.FormatResourceVersion(rev), "")
 	e.post(cmPath, manifest(t, "configmaps", "a")).must(t, http.StatusCreated)
@@ -203,3 +206,32 @@ func TestWatchEndsWithGoneWhenCompactedMidStream(t *testing.T) {
 }
 
 const cmPrefix = "/registry/core/configmaps/default/"
+
+// The same through the shared cache: its own watch is cut off and falls
+// behind compaction, so it lists again and cuts its subscribers off; the
+// HTTP watch goes on from the datastore, finds its resume point compacted
+// and ends with 410 Expired.
+func TestCacheWatchEndsWithGoneWhenCompactedMidStream(t *testing.T) {
+	var faults *storetest.Faults
+	e := newTestEnv(t, func(c *APIConfig) { faults = storetest.NewFaults(c.Store); c.Store = faults })
+	rev := e.secretRev(t, "s0")
+	w := e.watch(t, cmPath+"?watch=true&resourceVersion="+registry.FormatResourceVersion(rev), "")
+	e.post(cmPath, manifest(t, "configmaps", "a")).must(t, http.StatusCreated)
+	w.next(t, "ADDED", "a")
+	if n := faults.CutWatches(cmPrefix); n != 0 {
+		t.Fatalf("%d datastore watches of the ConfigMaps: want the HTTP watch fed by the cache", n)
+	}
+	faults.FailWatches("/registry/", 1<<20, errors.New("injected watch failure"))
+	if faults.CutWatches("/registry/") != 1 {
+		t.Fatal("want the cache's watch cut off")
+	}
+	e.post(cmPath, manifest(t, "configmaps", "b")).must(t, http.StatusCreated)
+	if err := e.store.Compact(context.Background(), e.secretRev(t, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	faults.Heal("/registry/")
+	ev := w.any(t)
+	if ev.Type != "ERROR" || jget(ev.Object, "code") != float64(http.StatusGone) || ev.Object["reason"] != "Expired" {
+		t.Fatalf("got %s %v, want an ERROR with the 410 Expired Status", ev.Type, ev.Object)
+	}
+}

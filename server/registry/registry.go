@@ -84,5 +84,8 @@ func (r *Registry) Store() datastore.Store { return r.store }
 // Now is the registry's clock.
 func (r *Registry) Now() time.Time { return r.now() }
 
+// Cache is the shared informer cache the registry lists from; nil without.
+func (r *Registry) Cache() *informer.Cache { return r.cache }
+
 // Kinds is the set of served kinds.
 func (r *Registry) Kinds() *Kinds { return r.kinds }

@@ -1,0 +1,155 @@
+package apiserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/informer"
+)
+
+// maxEventsPerFlush bounds how many pending events a watch writes before
+// it flushes.
+const maxEventsPerFlush = 256
+
+// subscribe starts following res's changes after rev from the shared
+// cache, when it serves res and still keeps the changes after rev. Every
+// watcher then shares the cache's decoded objects and their encoding
+// instead of decoding and encoding each change itself.
+//
+// A revision the datastore has compacted is not served even when the cache
+// still keeps it: the watch gets the datastore's 410, as before.
+func (a *API) subscribe(ctx context.Context, res *api.Resource, after int64) (*informer.Subscription, bool) {
+	c := a.reg.Cache()
+	if c == nil {
+		return nil, false
+	}
+	if compacted, err := a.store.CompactRevision(ctx); err != nil || after < compacted {
+		return nil, false
+	}
+	if _, ok := c.Serves(res); !ok {
+		return nil, false
+	}
+	return c.Subscribe(after)
+}
+
+// pumpCache writes the subscription's changes to the stream until ctx
+// ends or the client goes (cut false), or until the cache cuts the
+// subscription off for falling behind (cut true, with the revision every
+// change up to which was sent). With bookmarks it asks the cache for
+// progress on upstream's schedule and sends each answer as a BOOKMARK.
+func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subscription, last int64, bookmarks bool) (int64, bool) {
+	defer sub.Close()
+	var due <-chan time.Time
+	schedule := func() {
+		deadline, _ := ctx.Deadline()
+		if d, ok := nextBookmark(time.Now(), deadline, a.bookmarkEvery); bookmarks && ok {
+			due = time.After(d)
+		}
+	}
+	schedule()
+	c := cursor{start: last, last: last, bookmarks: bookmarks}
+	for {
+		select {
+		case <-ctx.Done():
+			return c.last, false
+		case <-due:
+			a.reg.Cache().RequestProgress()
+			schedule()
+		case e, ok := <-sub.Events():
+			if !ok {
+				return c.last, true
+			}
+			if ws.cacheEvents(e, sub, &c) != nil || ws.flush() != nil {
+				return c.last, false
+			}
+		}
+	}
+}
+
+// cursor is where a cache-fed watch stands.
+type cursor struct {
+	start     int64 // the watch sends nothing at or before start
+	last      int64 // every change up to last has been handled
+	bookmarks bool
+}
+
+// cacheEvents writes e and whatever else is already pending (up to
+// maxEventsPerFlush): changes after c.last, and progress after c.start as
+// bookmarks (a progress revision is never older than a change before it).
+func (ws *watchStream) cacheEvents(e *informer.Event, sub *informer.Subscription, c *cursor) error {
+	for n := 0; ; n++ {
+		var err error
+		switch {
+		case e.Type == informer.Progress:
+			if c.bookmarks && e.Rev > c.start {
+				err = ws.bookmark(e.Rev, false)
+			}
+		case e.Rev > c.last:
+			c.last = e.Rev
+			err = ws.cacheEvent(e)
+		}
+		if err != nil || n == maxEventsPerFlush {
+			return err
+		}
+		select {
+		case next, ok := <-sub.Events():
+			if !ok {
+				return nil
+			}
+			e = next
+		default:
+			return nil
+		}
+	}
+}
+
+// cacheEvent sends what one change means to this watcher, if anything
+// (see classify): the shared encoding when the change goes out as it is.
+func (ws *watchStream) cacheEvent(e *informer.Event) error {
+	if e.Resource != ws.ri.res || (ws.ri.namespace != "" && e.Object.GetNamespace() != ws.ri.namespace) {
+		return nil
+	}
+	typ, obj := ws.classifyCached(e)
+	if typ == "" {
+		return nil
+	}
+	if obj != e.Object || ws.ri.out == outTable {
+		return ws.send(typ, obj)
+	}
+	data, err := e.JSON()
+	if err != nil {
+		ws.a.log.Warn("skip unencodable watch event", "name", obj.GetName(), "err", err)
+		return nil
+	}
+	return ws.write(typ, data)
+}
+
+// classifyCached is classify for a cached change: with selectors, an
+// object that starts matching is ADDED and one that stops matching is
+// DELETED (as it was before the change, at the change's revision).
+func (ws *watchStream) classifyCached(e *informer.Event) (string, api.Object) {
+	res := ws.ri.res
+	matches := ws.lq.Selects(res, e.Object)
+	switch e.Type {
+	case informer.Added:
+		return pick(matches, eventAdded, ""), e.Object
+	case informer.Deleted:
+		return pick(matches, eventDeleted, ""), e.Object
+	}
+	if !ws.lq.Filtered() {
+		return eventModified, e.Object
+	}
+	was := e.Old != nil && ws.lq.Selects(res, e.Old)
+	switch {
+	case matches && was:
+		return eventModified, e.Object
+	case matches:
+		return eventAdded, e.Object
+	case was:
+		prev := e.Old.DeepCopyObject().(api.Object)
+		prev.SetResourceVersion(e.Object.GetResourceVersion())
+		return eventDeleted, prev
+	}
+	return "", nil
+}
