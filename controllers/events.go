@@ -54,21 +54,23 @@ func (r *Recorder) Eventf(obj api.Object, eventType, reason, format string, args
 	}
 }
 
-// Start writes events until ctx ends.
-func (r *Recorder) Start(ctx context.Context) {
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev := <-r.ch:
-				if err := r.write(ctx, ev); err != nil && ctx.Err() == nil {
-					r.log.Debug("event not written", "name", ev.Name, "reason", ev.Reason, "err", err)
-				}
+// Run writes events until ctx ends.
+func (r *Recorder) Run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-r.ch:
+			if err := r.write(ctx, ev); err != nil && ctx.Err() == nil {
+				r.log.Debug("event not written", "name", ev.Name, "reason", ev.Reason, "err", err)
 			}
 		}
-	}()
+	}
 }
+
+// Start runs Run on a goroutine of its own, for a caller that need not
+// wait for it (controllers.Run runs Run itself and waits).
+func (r *Recorder) Start(ctx context.Context) { go r.Run(ctx) }
 
 // aggregateWindow is how long a repeat counts on an earlier event.
 const aggregateWindow = 10 * time.Minute

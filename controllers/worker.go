@@ -62,15 +62,20 @@ type Loop struct {
 	Sync  SyncFunc
 }
 
-// Run is a controller's Run: it waits until the cache has synced, starts
-// the recorder, and runs workers on each loop until ctx ends.
+// Run is a controller's Run: it waits until the cache has synced, then
+// runs the recorder and workers on each loop until ctx ends, and returns
+// once they all have.
 func Run(ctx context.Context, cache *Cache, rec *Recorder, log *slog.Logger, workers int, loops ...Loop) {
 	if !cache.WaitForSync(ctx) {
 		return
 	}
-	rec.Start(ctx)
 	log.Info("started", "workers", workers)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rec.Run(ctx)
+	}()
 	for _, l := range loops {
 		wg.Add(1)
 		go func() {

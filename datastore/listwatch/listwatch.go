@@ -148,7 +148,9 @@ func (f *Follower) Replace(ctx context.Context) error {
 			continue
 		}
 		if err != nil {
-			f.log.Warn("list failed", "prefix", f.prefix, "err", err)
+			if ctx.Err() == nil {
+				f.log.Warn("list failed", "prefix", f.prefix, "err", err)
+			}
 			return fmt.Errorf("follow %s: %w", f.prefix, err)
 		}
 		f.w.Reset(l.Revision())

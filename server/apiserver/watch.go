@@ -27,12 +27,8 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo) err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), lq.timeout)
 	defer cancel()
-	if wo.initial != nil && *wo.initial && lq.ResourceVersion > 0 {
-		if err := a.waitFresh(ctx, lq.ResourceVersion); err != nil {
-			// Past validation upstream answers in the stream (200, one ERROR event).
-			newWatchStream(a, w, ri, lq).fail(err)
-			return nil
-		}
+	if !a.watchListFresh(ctx, w, ri, lq, wo) {
+		return nil
 	}
 	initial, after, err := a.watchStart(ctx, ri, lq, wo)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -52,6 +53,20 @@ func parseWatchOpts(q url.Values, lq *listQuery) (watchOpts, error) {
 	}
 	wo.initial = &initial
 	return wo, nil
+}
+
+// watchListFresh makes a watch-list from a resourceVersion wait until the
+// store has reached it; when it does not, it answers as upstream does past
+// validation, in the stream (200, one ERROR event), and reports false.
+func (a *API) watchListFresh(ctx context.Context, w http.ResponseWriter, ri *requestInfo, lq *listQuery, wo watchOpts) bool {
+	if wo.initial == nil || !*wo.initial || lq.ResourceVersion == 0 {
+		return true
+	}
+	if err := a.waitFresh(ctx, lq.ResourceVersion); err != nil {
+		newWatchStream(a, w, ri, lq).fail(err)
+		return false
+	}
+	return true
 }
 
 // waitFresh waits up to freshWait for the store to reach rev, as

@@ -126,6 +126,21 @@ func (p *Publisher) Start(ctx context.Context) error {
 	return nil
 }
 
+// nextEvents is the registry watch's channel, resumed after a cut-off and
+// opened again after a reload when the watch fell behind compaction;
+// false once the publisher stops (or the store closed).
+func (p *Publisher) nextEvents() (<-chan []datastore.Event, bool) {
+	for {
+		events, err := p.events.Chan(p.ctx)
+		if !errors.Is(err, datastore.ErrCompacted) {
+			return events, err == nil
+		}
+		if p.reload() != nil && !p.back.Wait(p.ctx) {
+			return nil, false
+		}
+	}
+}
+
 // Stop stops dispatching and publishing and waits for every goroutine.
 func (p *Publisher) Stop() {
 	if p.cancel == nil {
@@ -150,14 +165,8 @@ func (p *Publisher) run() {
 	tick := time.NewTicker(max(p.cfg.StallTimeout/4, 10*time.Millisecond))
 	defer tick.Stop()
 	for {
-		events, err := p.events.Chan(p.ctx)
-		if errors.Is(err, datastore.ErrCompacted) {
-			if p.reload() != nil && !p.back.Wait(p.ctx) {
-				return
-			}
-			continue
-		}
-		if err != nil {
+		events, ok := p.nextEvents()
+		if !ok {
 			return // stopped, or the store closed
 		}
 		select {

@@ -2,11 +2,13 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/datastore/storetest"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -191,4 +193,37 @@ func TestSilentNodeGetsACatchupFromItsAck(t *testing.T) {
 	if acked, ok := p.Acked("pi-1"); !ok || acked != rev {
 		t.Errorf("Acked(pi-1): got %d, %v, want %d, true", acked, ok, rev)
 	}
+}
+
+// The registry watch fails and is cut off; meanwhile pods change and the
+// history is compacted. Once watches work again the publisher cannot
+// resume: it rebuilds its index and tells every node to relist, then
+// publishes later changes as usual.
+func TestWatchBehindCompactionRelistsEveryNode(t *testing.T) {
+	sqlite := openStore(t)
+	store := storetest.NewFaults(sqlite)
+	bus := newRecordingBus()
+	w := writer{t, store}
+	startPublisher(t, store, bus, Config{})
+	w.pod("p1", "pi-1", "", "", "a")
+	waitFor(t, "the first event", func() bool { return len(bus.events(t, "pi-1")) == 1 })
+	store.FailWatches(registryPrefix, 1<<20, errors.New("injected watch failure"))
+	if store.CutWatches(registryPrefix) != 1 {
+		t.Fatal("want the publisher's registry watch cut off")
+	}
+	w.pod("p1", "pi-1", "", "", "b")
+	last := w.pod("p2", "pi-1", "", "", "a")
+	if err := sqlite.Compact(context.Background(), last); err != nil {
+		t.Fatal(err)
+	}
+	store.Heal(registryPrefix)
+	waitFor(t, "a RELIST", func() bool {
+		evs := bus.events(t, "pi-1")
+		return len(evs) == 2 && evs[1].Type == mqtt.EventRelist && evs[1].Rev >= last
+	})
+	w.pod("p3", "pi-1", "", "", "a")
+	waitFor(t, "the change after the relist", func() bool {
+		evs := bus.events(t, "pi-1")
+		return len(evs) == 3 && evs[2].Type == mqtt.EventChanges && evs[2].Prev == evs[1].Rev
+	})
 }
