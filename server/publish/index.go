@@ -104,7 +104,9 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 	}
 	switch {
 	case old != nil && cur != nil && old.node == cur.node:
-		out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
+		if !statusOnly(ev.PrevKV, ev.KV) { // statusonly.go: the node made it
+			out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
+		}
 	default:
 		if old != nil {
 			out.add(old.node, change{mqtt.Deleted, ref, ev.KV})
