@@ -51,6 +51,9 @@ spec:
 // the other 9 pods sleep. Each iteration traces a window of 6 flips (2
 // with -short) that starts and ends half a period away from any flip, and
 // counts the pod changes a `kubectl get pods --watch-only` saw in it.
+// Then it traces 4 label changes of another pod between two flips, one a
+// second: each reaches the agent as one applied event
+// (fsyncs/applied-event).
 // Run it with -benchtime 1x (bench/fsync-per-status.sh).
 func BenchmarkAgentFsyncPerStatusChange(b *testing.B) {
 	if _, err := exec.LookPath("strace"); err != nil {
@@ -74,14 +77,40 @@ func BenchmarkAgentFsyncPerStatusChange(b *testing.B) {
 		return err == nil && strings.Count(out, "Running") == 10
 	}, "kubectl get pods to show 10 Running")
 	b.ResetTimer()
-	var syncs, changes float64
+	var syncs, changes, editSyncs, edits float64
 	for i := 0; i < b.N; i++ {
 		s, c := e.traceFlips(b, flips)
 		syncs, changes = syncs+float64(s), changes+float64(c)
+		s, c = e.traceEdits(b, i)
+		editSyncs, edits = editSyncs+float64(s), edits+float64(c)
 	}
 	b.ReportMetric(syncs/float64(b.N), "fsyncs")
 	b.ReportMetric(changes/float64(b.N), "status-changes")
 	b.ReportMetric(syncs/max(changes, 1), "fsyncs/change")
+	b.ReportMetric(editSyncs/max(edits, 1), "fsyncs/applied-event")
+}
+
+// traceEdits traces the agent while 4 label changes reach one of its
+// pods, one a second (so each is its own applied event), between two
+// flips (2 s after one, done before the next), and returns the fsync
+// calls and the edits.
+func (e *agentSetup) traceEdits(b *testing.B, round int) (syncs, edits int) {
+	b.Helper()
+	const n = 4
+	trace := startStrace(b, e.a.PID())
+	start := time.Now().Truncate(flipPeriod).Add(flipPeriod + 2*time.Second)
+	time.Sleep(time.Until(start))
+	for i := 0; i < n; i++ {
+		e.s.MustKubectl("label", "pod", "still-0", fmt.Sprintf("edit=r%d-%d", round, i), "--overwrite")
+		time.Sleep(time.Second)
+	}
+	end := time.Now()
+	if end.Sub(start) > flipPeriod-2*time.Second {
+		b.Fatalf("the edits took %s: too long to stay between two flips", end.Sub(start))
+	}
+	syncs = trace.stop(b, start, end)
+	b.Logf("%d label changes of one pod: %d fsync calls", n, syncs)
+	return syncs, n
 }
 
 // traceFlips traces the agent over flips readiness flips and returns the

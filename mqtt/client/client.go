@@ -33,6 +33,15 @@ type Applier interface {
 	Resync(ctx context.Context, state State) error
 }
 
+// BatchApplier is an Applier that can apply several Events at once, in
+// order, and make them durable together (the agent: one fsync for all).
+// The client hands it the Events already queued that follow on one from
+// another, and acknowledges the last once it returns.
+type BatchApplier interface {
+	Applier
+	ApplyBatch(ctx context.Context, evs []mqtt.Event) error
+}
+
 // State is a node's whole view read by REST: its pods as of Rev, and the
 // ConfigMaps and Secrets they reference (read just after, so possibly
 // newer). Every Objects entry has Type ADDED.

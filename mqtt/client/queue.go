@@ -35,10 +35,13 @@ func (q *queue) push(it item) {
 }
 
 // pop returns the oldest item, if any.
-func (q *queue) pop() (item, bool) {
+func (q *queue) pop() (item, bool) { return q.popIf(func(item) bool { return true }) }
+
+// popIf returns the oldest item if there is one and ok(item) holds.
+func (q *queue) popIf(ok func(item) bool) (item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.items) == 0 {
+	if len(q.items) == 0 || !ok(q.items[0]) {
 		return item{}, false
 	}
 	it := q.items[0]

@@ -116,8 +116,32 @@ func (s *stream) handle(ctx context.Context, it item) {
 	case ev.Prev > s.last:
 		s.gap(ctx, ev)
 	default:
-		s.apply(ctx, ev)
+		s.apply(ctx, s.gather(ev))
 	}
+}
+
+// maxBatch bounds how many Events one ApplyBatch gets.
+const maxBatch = 64
+
+// gather returns ev and, for a BatchApplier, the Events queued right
+// behind it that follow on from it: each one's Prev at most, and its Rev
+// beyond, the Rev of the one before.
+func (s *stream) gather(ev *mqtt.Event) []*mqtt.Event {
+	batch := []*mqtt.Event{ev}
+	if _, ok := s.applier.(BatchApplier); !ok {
+		return batch
+	}
+	for len(batch) < maxBatch {
+		last := batch[len(batch)-1].Rev
+		it, ok := s.q.popIf(func(it item) bool {
+			return it.ev != nil && it.ev.Type == mqtt.EventChanges && it.ev.Prev <= last && it.ev.Rev > last
+		})
+		if !ok {
+			break
+		}
+		batch = append(batch, it.ev)
+	}
+	return batch
 }
 
 // gap handles an Event that shows a missed one: ask for a catch-up once,
@@ -135,18 +159,29 @@ func (s *stream) gap(ctx context.Context, ev *mqtt.Event) {
 	}
 }
 
-func (s *stream) apply(ctx context.Context, ev *mqtt.Event) {
-	if err := s.applier.Apply(ctx, s.withoutStale(ev)); err != nil {
-		s.log.Warn("apply failed; resyncing by REST", "rev", ev.Rev, "err", err)
+func (s *stream) apply(ctx context.Context, batch []*mqtt.Event) {
+	evs := make([]mqtt.Event, len(batch))
+	for i, ev := range batch {
+		evs[i] = s.withoutStale(ev)
+	}
+	rev := evs[len(evs)-1].Rev
+	var err error
+	if b, ok := s.applier.(BatchApplier); ok {
+		err = b.ApplyBatch(ctx, evs)
+	} else {
+		err = s.applier.Apply(ctx, evs[0]) // gather batches only for a BatchApplier
+	}
+	if err != nil {
+		s.log.Warn("apply failed; resyncing by REST", "rev", rev, "events", len(evs), "err", err)
 		s.resync(ctx)
 		return
 	}
-	s.setLast(ev.Rev)
+	s.setLast(rev)
 	s.gapSince = time.Time{}
 	if s.floor != nil && s.last >= s.floorMax {
 		s.floor = nil
 	}
-	s.link.sendAck(mqtt.AckApplied, ev.Rev)
+	s.link.sendAck(mqtt.AckApplied, rev)
 }
 
 // withoutStale leaves out changes older than what a resync already gave.
