@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
@@ -48,7 +49,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side)
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(authn))
 }
 
 // StartScheduler runs the scheduler on the datastore, binding through the
@@ -107,8 +108,8 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 }
 
 // joinAndAPI makes sure the default join token exists and routes the join
-// endpoints beside the API.
-func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide) (http.Handler, error) {
+// endpoints and the nodes' relist (views) beside the API.
+func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide, views http.Handler) (http.Handler, error) {
 	tokens := join.NewTokenStore(s.Store, join.TokenStoreConfig{Logger: s.log})
 	var err error
 	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
@@ -123,6 +124,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	for _, p := range join.Paths {
 		mux.Handle(p, jh)
 	}
+	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle("/", s.API)
 	return mux, nil
 }

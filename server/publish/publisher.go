@@ -44,6 +44,9 @@ type Config struct {
 	MaxCatchupBytes int
 	// PublishTimeout bounds one Bus.Publish attempt (default 10s).
 	PublishTimeout time.Duration
+	// MaxViews is how many relists (ViewHandler) are answered at once;
+	// more get 429 and retry (default 16).
+	MaxViews int
 }
 
 func (c *Config) setDefaults() {
@@ -56,6 +59,7 @@ func (c *Config) setDefaults() {
 	c.MaxReplay = cmpOr(c.MaxReplay, 100000)
 	c.MaxCatchupBytes = cmpOr(c.MaxCatchupBytes, 4<<20)
 	c.PublishTimeout = cmpOr(c.PublishTimeout, 10*time.Second)
+	c.MaxViews = cmpOr(c.MaxViews, 16)
 }
 
 func cmpOr[T int | int64 | time.Duration](v, def T) T {
@@ -81,6 +85,7 @@ type Publisher struct {
 	processed int64 // revision of the last event dispatched
 	gen       uint64
 	walks     chan walkResult
+	views     chan viewReq // relists (view.go)
 	watch     *watchSender
 
 	in inbox // acks and hellos from the Bus handler
@@ -90,7 +95,7 @@ type Publisher struct {
 func New(cfg Config) *Publisher {
 	cfg.setDefaults()
 	return &Publisher{cfg: cfg, log: cfg.Logger, idx: newIndex(), nodes: map[string]*nodeState{},
-		walks: make(chan walkResult), in: newInbox()}
+		walks: make(chan walkResult), views: make(chan viewReq), in: newInbox()}
 }
 
 // Start loads the index at the latest revision, subscribes to the nodes'
@@ -158,6 +163,8 @@ func (p *Publisher) run(events <-chan []datastore.Event) {
 			p.takeHellos()
 		case res := <-p.walks:
 			p.finishCatchup(res)
+		case req := <-p.views:
+			p.startView(req)
 		case now := <-tick.C:
 			p.checkStalls(now)
 		}
