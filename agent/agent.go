@@ -152,6 +152,7 @@ func (a *agent) stop(cancel context.CancelFunc) {
 	a.wg.Wait()
 	a.manager.Stop()
 	a.rt.Close()
+	a.store.Close()
 }
 
 func (a *agent) goRun(f func()) {

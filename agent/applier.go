@@ -35,7 +35,7 @@ type Applier struct {
 	static []*corev1.Pod
 }
 
-var _ client.Applier = (*Applier)(nil)
+var _ client.BatchApplier = (*Applier)(nil)
 
 // NewApplier returns an applier over store driving manager.
 func NewApplier(store *Store, manager PodManager) *Applier {
@@ -43,39 +43,74 @@ func NewApplier(store *Store, manager PodManager) *Applier {
 }
 
 // Apply stores one event's changes and passes its pod changes on.
-func (a *Applier) Apply(_ context.Context, ev mqtt.Event) error {
+func (a *Applier) Apply(ctx context.Context, ev mqtt.Event) error {
+	return a.ApplyBatch(ctx, []mqtt.Event{ev})
+}
+
+// ApplyBatch stores several events with one durable write, then passes
+// their pod changes on in order.
+func (a *Applier) ApplyBatch(_ context.Context, evs []mqtt.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	gone := map[mqtt.ObjectRef]types.UID{}
-	for _, c := range ev.Changes {
-		if c.Resource == "pods" && c.Type == mqtt.Deleted {
-			if old, ok := a.store.Get(c.ObjectRef); ok {
-				if p, err := decodePod(old); err == nil {
-					gone[c.ObjectRef] = p.UID
+	gone := a.deletedUIDs(evs)
+	if err := a.store.ApplyEvents(evs); err != nil {
+		return fmt.Errorf("apply rev %d: %w", evs[len(evs)-1].Rev, err)
+	}
+	for i, ev := range evs {
+		for _, c := range ev.Changes {
+			if c.Resource != "pods" {
+				continue
+			}
+			if c.Type == mqtt.Deleted {
+				if uid, ok := gone[deletion{i, c.ObjectRef}]; ok {
+					a.manager.Delete(uid)
 				}
+				continue
 			}
-		}
-	}
-	if err := a.store.Apply(ev.Changes, ev.Rev); err != nil {
-		return fmt.Errorf("apply rev %d: %w", ev.Rev, err)
-	}
-	for _, c := range ev.Changes {
-		if c.Resource != "pods" {
-			continue
-		}
-		if c.Type == mqtt.Deleted {
-			if uid, ok := gone[c.ObjectRef]; ok {
-				a.manager.Delete(uid)
+			pod, err := decodePod(c.Object)
+			if err != nil {
+				return fmt.Errorf("apply rev %d: %s: %w", ev.Rev, c.ObjectRef, err)
 			}
-			continue
+			a.manager.Update(pod)
 		}
-		pod, err := decodePod(c.Object)
-		if err != nil {
-			return fmt.Errorf("apply rev %d: %s: %w", ev.Rev, c.ObjectRef, err)
-		}
-		a.manager.Update(pod)
 	}
 	return nil
+}
+
+// deletion is one pod DELETED change: the index of its event in a batch.
+type deletion struct {
+	event int
+	ref   mqtt.ObjectRef
+}
+
+// deletedUIDs finds the UID of each pod a batch deletes, from the version
+// an earlier event of the batch gave, else from the store.
+func (a *Applier) deletedUIDs(evs []mqtt.Event) map[deletion]types.UID {
+	gone := map[deletion]types.UID{}
+	latest := map[mqtt.ObjectRef]json.RawMessage{}
+	for i, ev := range evs {
+		for _, c := range ev.Changes {
+			if c.Resource != "pods" {
+				continue
+			}
+			if c.Type != mqtt.Deleted {
+				latest[c.ObjectRef] = c.Object
+				continue
+			}
+			old, ok := latest[c.ObjectRef]
+			if !ok {
+				old, ok = a.store.Get(c.ObjectRef)
+			}
+			if p, err := decodePod(old); ok && err == nil {
+				gone[deletion{i, c.ObjectRef}] = p.UID
+			}
+			latest[c.ObjectRef] = nil
+		}
+	}
+	return gone
 }
 
 // Resync replaces the store with state and syncs the manager to it.

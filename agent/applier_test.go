@@ -122,3 +122,28 @@ func TestApplierRefusesPodWithoutUID(t *testing.T) {
 	}
 	wantCalls(t, m)
 }
+
+func TestApplierBatchIsOneDurableWrite(t *testing.T) {
+	ctx := context.Background()
+	m := &fakeManager{}
+	s := openStore(t, t.TempDir())
+	a := NewApplier(s, m)
+	if err := a.Apply(ctx, podEvent(t, 2, mqtt.Added, "old", "u0")); err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, m, "update old u0")
+	syncs := countSyncs(s)
+	gone := podEvent(t, 4, mqtt.Deleted, "a", "")
+	gone.Changes = append(gone.Changes, podEvent(t, 4, mqtt.Deleted, "old", "").Changes...)
+	err := a.ApplyBatch(ctx, []mqtt.Event{podEvent(t, 3, mqtt.Added, "a", "ua"), gone, podEvent(t, 5, mqtt.Added, "b", "ub")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, m, "update a ua", "delete ua", "delete u0", "update b ub")
+	if *syncs != 1 {
+		t.Errorf("fsyncs for a batch of 3 events: got %d, want 1", *syncs)
+	}
+	if pods := s.List("pods"); s.Rev() != 5 || len(pods) != 1 || pods[ref("pods", "default", "b")] == nil {
+		t.Errorf("store after the batch: got %d pods at rev %d, want only b at 5", len(pods), s.Rev())
+	}
+}

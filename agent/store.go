@@ -9,38 +9,56 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/bramble-edge/bramble/durable"
-
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // Store is the agent's local copy of its view: the pods bound to this node,
 // the ConfigMaps and Secrets they reference, and the revision they are at.
 // It lives in <data-dir>/agent/state as one JSON file per object plus a
-// file "rev", each written atomically (temporary file, fsync, rename, fsync
-// of the directory). A node's view is a few dozen small objects that change
-// rarely; plain files keep the agent free of a database, are easy to
-// inspect on a Pi, and survive power loss one object at a time.
+// file "rev", and a journal of the events applied since those files were
+// last written (journal.go). A node's view is a few dozen small objects;
+// plain files keep the agent free of a database, are easy to inspect on a
+// Pi, and survive power loss.
 //
-// Objects are written before the revision, so a crash between the two
-// leaves an older revision on disk: the MQTT client then asks the server
-// for a catch-up from there, and upserts are idempotent.
+// Applying events appends them to the journal with one fsync, however many
+// arrive together. When the journal passes FoldBytes the store writes the
+// objects it changed to their files (each atomically: temporary file,
+// fsync, rename), fsyncs the folder, then the revision, then empties the
+// journal. Opening replays the journal over the files and folds it.
+// Objects are written before the revision, and a journal is only emptied
+// once the files hold all it says: a crash leaves an older revision (the
+// MQTT client then asks the server for a catch-up from there, and upserts
+// are idempotent) or a journal to replay.
 type Store struct {
 	dir string
 
 	mu      sync.Mutex
 	rev     int64
 	objects map[mqtt.ObjectRef]json.RawMessage
+	j       *journal
+	// dirty: objects whose file may differ from objects (the journal has
+	// changes to them that no fold has written yet).
+	dirty     map[mqtt.ObjectRef]bool
+	foldBytes int64
 }
 
-const revFile = "rev"
+// FoldBytes is how large the journal grows before the store writes the
+// changed objects to their files and empties it.
+const FoldBytes = 1 << 20
 
-// OpenStore loads the store in dir, creating dir (0700) if missing.
+// Files in the store's folder.
+const (
+	revFile     = "rev"
+	journalFile = "journal"
+)
+
+// OpenStore loads the store in dir, creating dir (0700) if missing, and
+// replays and folds its journal. Close releases the journal.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("local store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, objects: map[mqtt.ObjectRef]json.RawMessage{}}
+	s := &Store{dir: dir, objects: map[mqtt.ObjectRef]json.RawMessage{}, dirty: map[mqtt.ObjectRef]bool{}, foldBytes: FoldBytes}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("local store %s: %w", dir, err)
@@ -50,7 +68,29 @@ func OpenStore(dir string) (*Store, error) {
 			return nil, fmt.Errorf("local store %s: %w", dir, err)
 		}
 	}
+	j, recs, err := openJournal(filepath.Join(dir, journalFile), dir)
+	if err != nil {
+		return nil, fmt.Errorf("local store %s: %w", dir, err)
+	}
+	s.j = j
+	for _, rec := range recs {
+		s.remember(rec.Changes, rec.Rev)
+	}
+	if len(recs) > 0 {
+		err = s.fold()
+	}
+	if err != nil {
+		j.close()
+		return nil, fmt.Errorf("local store %s: %w", dir, err)
+	}
 	return s, nil
+}
+
+// Close releases the journal; the Store must not be used afterwards.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.j.close()
 }
 
 func (s *Store) load(name string) error {
@@ -125,65 +165,53 @@ func (s *Store) List(resource string) map[mqtt.ObjectRef]json.RawMessage {
 	return out
 }
 
-// Apply writes one event's changes, then its revision.
+// Apply makes one event's changes durable, then its revision.
 func (s *Store) Apply(changes []mqtt.Change, rev int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range changes {
-		if err := s.write(c); err != nil {
-			return err
-		}
-	}
-	return s.writeRev(rev)
+	return s.ApplyEvents([]mqtt.Event{{Type: mqtt.EventChanges, Rev: rev, Changes: changes}})
 }
 
-// Replace makes the store hold exactly objects (all ADDED) at rev.
-func (s *Store) Replace(objects []mqtt.Change, rev int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	keep := make(map[mqtt.ObjectRef]bool, len(objects))
-	for _, c := range objects {
-		keep[c.ObjectRef] = true
-		if err := s.write(c); err != nil {
-			return err
-		}
-	}
-	for ref := range s.objects {
-		if !keep[ref] {
-			if err := s.write(mqtt.Change{Type: mqtt.Deleted, ObjectRef: ref}); err != nil {
-				return err
-			}
-		}
-	}
-	return s.writeRev(rev)
-}
-
-func (s *Store) write(c mqtt.Change) error {
-	path := filepath.Join(s.dir, fileName(c.ObjectRef))
-	if c.Type == mqtt.Deleted {
-		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("local store: remove %s: %w", c.ObjectRef, err)
-		}
-		delete(s.objects, c.ObjectRef)
-		return durable.SyncDir(s.dir)
-	}
-	if len(c.Object) == 0 {
-		return fmt.Errorf("local store: %s %s carries no object", c.Type, c.ObjectRef)
-	}
-	if err := writeFileAtomic(path, c.Object, 0o600); err != nil {
-		return fmt.Errorf("local store: write %s: %w", c.ObjectRef, err)
-	}
-	s.objects[c.ObjectRef] = append(json.RawMessage(nil), c.Object...)
-	return nil
-}
-
-func (s *Store) writeRev(rev int64) error {
-	if rev == s.rev {
+// ApplyEvents makes several events' changes and revisions durable with one
+// journal append (one fsync), in order.
+func (s *Store) ApplyEvents(evs []mqtt.Event) error {
+	if len(evs) == 0 {
 		return nil
 	}
-	if err := writeFileAtomic(filepath.Join(s.dir, revFile), []byte(strconv.FormatInt(rev, 10)+"\n"), 0o600); err != nil {
-		return fmt.Errorf("local store: write revision %d: %w", rev, err)
+	recs := make([]journalRecord, 0, len(evs))
+	for _, ev := range evs {
+		for _, c := range ev.Changes {
+			if c.Type != mqtt.Deleted && len(c.Object) == 0 {
+				return fmt.Errorf("local store: %s %s carries no object", c.Type, c.ObjectRef)
+			}
+		}
+		recs = append(recs, journalRecord{Rev: ev.Rev, Changes: ev.Changes})
 	}
-	s.rev = rev
-	return nil
+	data, err := encodeRecords(recs)
+	if err != nil {
+		return fmt.Errorf("local store: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.j.append(data); err != nil {
+		return fmt.Errorf("local store: %w", err)
+	}
+	for _, rec := range recs {
+		s.remember(rec.Changes, rec.Rev)
+	}
+	if s.j.size < s.foldBytes {
+		return nil
+	}
+	return s.fold()
+}
+
+// remember applies changes at rev to the objects in memory.
+func (s *Store) remember(changes []mqtt.Change, rev int64) {
+	for _, c := range changes {
+		s.dirty[c.ObjectRef] = true
+		if c.Type == mqtt.Deleted {
+			delete(s.objects, c.ObjectRef)
+		} else {
+			s.objects[c.ObjectRef] = append(json.RawMessage(nil), c.Object...)
+		}
+	}
+	s.rev = max(s.rev, rev)
 }

@@ -35,6 +35,7 @@ func openStore(t testing.TB, dir string) *Store {
 	if err != nil {
 		t.Fatalf("OpenStore: %v", err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

@@ -56,6 +56,7 @@ func TestTwoAgentsAreIsolated(t *testing.T) {
 	}
 	t.Run("api", func(t *testing.T) { testNodeAPIIsolation(t, s, creds) })
 	t.Run("mqtt", func(t *testing.T) { testNodeMQTTIsolation(t, s, creds) })
+	t.Run("view", func(t *testing.T) { testNodeViewIsolation(t, s, creds) })
 	if t.Failed() {
 		t.Logf("server output:\n%s", s.Logs())
 	}
@@ -112,6 +113,27 @@ func testNodeAPIIsolation(t *testing.T, s *cluster.Server, creds *join.Credentia
 		}
 	}
 	waitPhase(t, s, "pod-b", "Running")
+}
+
+// testNodeViewIsolation: pi-a's certificate relists pi-a's view in one
+// call, and may not read pi-b's.
+func testNodeViewIsolation(t *testing.T, s *cluster.Server, creds *join.Credentials) {
+	tc, err := creds.TLSConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cluster.NewClientTLS(t, s.URL(), tc)
+	r := c.Do("GET", mqtt.ViewPath("pi-a"), "", nil)
+	if r.Code != 200 {
+		t.Fatalf("pi-a relists its view: got %d, want 200: %s", r.Code, r.Body)
+	}
+	v, err := mqtt.DecodeView(r.Body)
+	if err != nil || !v.Full || len(v.Changes) != 1 || v.Changes[0].Name != "pod-a" {
+		t.Errorf("pi-a's view: got %+v, %v; want the whole view with pod-a only", v, err)
+	}
+	if r := c.Do("GET", mqtt.ViewPath("pi-b"), "", nil); r.Code != 403 {
+		t.Errorf("pi-a reads pi-b's view: got %d, want 403: %s", r.Code, r.Body)
+	}
 }
 
 // testNodeMQTTIsolation connects to the broker as pi-a: it may not

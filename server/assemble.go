@@ -10,6 +10,7 @@ import (
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -65,7 +66,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side)
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(authn))
 }
 
 // startCache starts the process's one decoded-object cache, with an
@@ -138,8 +139,8 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 }
 
 // joinAndAPI makes sure the default join token exists and routes the join
-// endpoints beside the API.
-func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide) (http.Handler, error) {
+// endpoints and the nodes' relist (views) beside the API.
+func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide, views http.Handler) (http.Handler, error) {
 	tokens := join.NewTokenStore(s.Store, s.Client, join.TokenStoreConfig{Logger: s.log})
 	var err error
 	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
@@ -154,6 +155,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	for _, p := range join.Paths {
 		mux.Handle(p, jh)
 	}
+	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle("/", s.API)
 	return mux, nil
 }

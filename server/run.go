@@ -21,6 +21,7 @@ import (
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
 	"github.com/bramble-edge/bramble/server/registry"
+	"github.com/bramble-edge/bramble/server/rlimit"
 )
 
 // Server is a running bramble server. Run uses it for `bramble server`;
@@ -86,6 +87,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.log == nil {
 		s.log = newLogger(cfg.LogLevel)
 	}
+	rlimit.RaiseLogged(s.log) // every agent holds a descriptor here
 	defer func() {
 		if err != nil {
 			s.Stop() // s, not the named result: a failing return has set that to nil

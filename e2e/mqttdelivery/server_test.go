@@ -54,6 +54,10 @@ type cluster struct {
 
 	pub *publish.Publisher
 	bus mqtt.Bus
+	// authn is the API's authenticator; views the running publisher's
+	// relist handler (nil while it is stopped).
+	authn auth.Authenticator
+	views atomic.Pointer[http.Handler]
 	// newBus connects the server side to the broker; nil dials it as an
 	// external broker with broker.DialExternal.
 	newBus func() mqtt.Bus
@@ -98,6 +102,7 @@ func newCluster(t testing.TB) *cluster {
 func (c *cluster) buildHandler() {
 	c.t.Helper()
 	authn := auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
+	c.authn = authn
 	api, err := apiserver.NewAPI(context.Background(), apiserver.APIConfig{Store: c.store, Authn: authn,
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(c.store, nil)), Log: quiet()})
 	if err != nil {
@@ -112,6 +117,7 @@ func (c *cluster) buildHandler() {
 	for _, p := range join.Paths {
 		mux.Handle(p, jh)
 	}
+	mux.Handle(mqtt.ViewPrefix, http.HandlerFunc(c.serveView))
 	mux.Handle("/", api)
 	var h http.Handler = mux
 	c.handler.Store(&h)
@@ -139,10 +145,25 @@ func (c *cluster) startPublisher(tuning publish.Config) {
 	if err := c.pub.Start(context.Background()); err != nil {
 		c.t.Fatal(err)
 	}
+	views := c.pub.ViewHandler(c.authn)
+	c.views.Store(&views)
+}
+
+// serveView routes the nodes' relists to the running publisher, as the
+// server's mux does; while none runs they are told to come back.
+func (c *cluster) serveView(w http.ResponseWriter, r *http.Request) {
+	h := c.views.Load()
+	if h == nil {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "publisher stopped", http.StatusServiceUnavailable)
+		return
+	}
+	(*h).ServeHTTP(w, r)
 }
 
 func (c *cluster) stopPublisher() {
 	if c.pub != nil {
+		c.views.Store(nil)
 		c.pub.Stop()
 		c.bus.Close()
 		c.pub, c.bus = nil, nil

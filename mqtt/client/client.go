@@ -2,8 +2,8 @@
 // the agent and the hollow agents: a paho client with the node's
 // certificate that receives the node's desired stream, applies it in
 // order through an Applier, acknowledges what it applied, notices gaps and
-// resyncs by a REST list with the same certificate. docs/MQTT-DELIVERY.md
-// describes the protocol.
+// relists by REST with the same certificate, in one call that resumes from
+// the revision it holds. docs/MQTT-DELIVERY.md describes the protocol.
 package client
 
 import (
@@ -33,9 +33,19 @@ type Applier interface {
 	Resync(ctx context.Context, state State) error
 }
 
-// State is a node's whole view read by REST: its pods as of Rev, and the
-// ConfigMaps and Secrets they reference (read just after, so possibly
-// newer). Every Objects entry has Type ADDED.
+// BatchApplier is an Applier that can apply several Events at once, in
+// order, and make them durable together (the agent: one fsync for all).
+// The client hands it the Events already queued that follow on one from
+// another, and acknowledges the last once it returns.
+type BatchApplier interface {
+	Applier
+	ApplyBatch(ctx context.Context, evs []mqtt.Event) error
+}
+
+// State is a node's whole view read by REST, every Objects entry ADDED:
+// from the view endpoint, exactly as of Rev; from an older server, its
+// pods as of Rev and the ConfigMaps and Secrets they reference read just
+// after (so possibly newer).
 type State struct {
 	Rev     int64
 	Objects []mqtt.Change
@@ -63,8 +73,9 @@ type Config struct {
 	// publishes the answers. It runs on paho's delivery goroutine and must
 	// not block.
 	OnRPC func(c *Client, topic string, payload []byte)
-	// GapWait is how long to wait for the server's catch-up after a gap
-	// before resyncing by REST (default 5s).
+	// GapWait is how long to wait at least for the server's catch-up after
+	// a gap before relisting by REST (default 5s; each wait is drawn
+	// between GapWait and twice it).
 	GapWait time.Duration
 	// HelloInterval: when nothing arrives for this long the client repeats
 	// its hello, so a hello or Events lost in a broker restart are noticed

@@ -35,10 +35,13 @@ func (q *queue) push(it item) {
 }
 
 // pop returns the oldest item, if any.
-func (q *queue) pop() (item, bool) {
+func (q *queue) pop() (item, bool) { return q.popIf(func(item) bool { return true }) }
+
+// popIf returns the oldest item if there is one and ok(item) holds.
+func (q *queue) popIf(ok func(item) bool) (item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.items) == 0 {
+	if len(q.items) == 0 || !ok(q.items[0]) {
 		return item{}, false
 	}
 	it := q.items[0]
@@ -48,4 +51,11 @@ func (q *queue) pop() (item, bool) {
 		q.items = nil // let the backing array go
 	}
 	return it, true
+}
+
+// len is the number of queued items.
+func (q *queue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
 }

@@ -31,9 +31,10 @@ type podList struct {
 	Items []json.RawMessage `json:"items"`
 }
 
-// fetchState reads the node's view by REST with the node certificate:
-// its pods (fieldSelector spec.nodeName=<node>, the only pod list the
-// node role may make), then each ConfigMap and Secret they reference.
+// fetchState is the relist of a server older than the view endpoint: it
+// reads the node's view by REST with the node certificate, its pods
+// (fieldSelector spec.nodeName=<node>, the only pod list the node role may
+// make), then each ConfigMap and Secret they reference, 1 + N calls.
 func (c *Client) fetchState(ctx context.Context) (State, error) {
 	var list podList
 	q := url.Values{"fieldSelector": {"spec.nodeName=" + c.node}}

@@ -14,7 +14,8 @@ import (
 // an Event with Rev <= last is a duplicate and skipped; one with
 // Prev <= last < Rev is the next and applied; one with Prev > last means
 // something was missed: the stream says hello (asking the server for a
-// catch-up) and, if none comes within GapWait, resyncs by REST.
+// catch-up) and, if none comes within GapWait (jittered up to twice it),
+// relists by REST from last.
 type stream struct {
 	applier       Applier
 	link          link
@@ -32,13 +33,14 @@ type stream struct {
 	floor    map[mqtt.ObjectRef]int64
 	floorMax int64
 
-	gapSince time.Time // waiting for a catch-up since then (zero: not waiting)
+	// gapUntil: waiting for a catch-up until then (zero: not waiting).
+	gapUntil time.Time
 }
 
 // link is what the stream needs of the connection and the API server.
 type link interface {
 	sendAck(t mqtt.AckType, rev int64)
-	fetchState(ctx context.Context) (State, error)
+	fetchView(ctx context.Context, since int64) (*mqtt.View, error)
 	connected() bool
 }
 
@@ -67,16 +69,16 @@ func (s *stream) run(ctx context.Context) {
 			continue
 		}
 		var gapTimer <-chan time.Time
-		if !s.gapSince.IsZero() {
-			gapTimer = time.After(time.Until(s.gapSince.Add(s.gapWait)))
+		if !s.gapUntil.IsZero() {
+			gapTimer = time.After(time.Until(s.gapUntil))
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.q.ready:
 		case <-gapTimer:
-			s.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
-			s.resync(ctx)
+			s.log.Info("no catch-up after a gap; relisting by REST", "rev", s.last)
+			s.resync(ctx, s.last)
 		case <-idle.C:
 			s.idleHello()
 			idle.Reset(s.helloInterval)
@@ -96,109 +98,42 @@ func (s *stream) idleHello() {
 func (s *stream) handle(ctx context.Context, it item) {
 	if it.connected {
 		if s.last == 0 {
-			s.resync(ctx) // nothing held yet: start from a full list
+			s.resync(ctx, 0) // nothing held yet: start from a full list
 		}
 		s.link.sendAck(mqtt.AckHello, s.last)
 		return
 	}
 	ev := it.ev
 	if s.last == 0 {
-		s.resync(ctx) // nothing held yet: start from a full list
+		s.resync(ctx, 0) // nothing held yet: start from a full list
 	}
 	switch {
 	case ev.Type == mqtt.EventRelist:
 		if ev.Rev > s.last {
 			s.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last)
-			s.resync(ctx)
+			s.resync(ctx, s.last)
 		}
 	case ev.Rev <= s.last:
 		s.link.sendAck(mqtt.AckApplied, s.last) // a duplicate; repeat the ack in case it was lost
 	case ev.Prev > s.last:
 		s.gap(ctx, ev)
 	default:
-		s.apply(ctx, ev)
+		s.apply(ctx, s.gather(ev))
 	}
 }
 
 // gap handles an Event that shows a missed one: ask for a catch-up once,
-// resync when it does not come in time.
+// relist when it does not come in time. The wait is jittered: nodes that
+// all saw a gap when a server restarted do not relist all at once.
 func (s *stream) gap(ctx context.Context, ev *mqtt.Event) {
-	if s.gapSince.IsZero() {
+	if s.gapUntil.IsZero() {
 		s.log.Info("gap in the desired stream; asking for a catch-up", "held", s.last, "prev", ev.Prev, "rev", ev.Rev)
-		s.gapSince = time.Now()
+		s.gapUntil = time.Now().Add(jittered(2 * s.gapWait)) // between GapWait and twice it
 		s.link.sendAck(mqtt.AckHello, s.last)
 		return
 	}
-	if time.Since(s.gapSince) >= s.gapWait {
-		s.log.Info("no catch-up after a gap; resyncing by REST", "rev", s.last)
-		s.resync(ctx)
+	if !time.Now().Before(s.gapUntil) {
+		s.log.Info("no catch-up after a gap; relisting by REST", "rev", s.last)
+		s.resync(ctx, s.last)
 	}
-}
-
-func (s *stream) apply(ctx context.Context, ev *mqtt.Event) {
-	if err := s.applier.Apply(ctx, s.withoutStale(ev)); err != nil {
-		s.log.Warn("apply failed; resyncing by REST", "rev", ev.Rev, "err", err)
-		s.resync(ctx)
-		return
-	}
-	s.setLast(ev.Rev)
-	s.gapSince = time.Time{}
-	if s.floor != nil && s.last >= s.floorMax {
-		s.floor = nil
-	}
-	s.link.sendAck(mqtt.AckApplied, ev.Rev)
-}
-
-// withoutStale leaves out changes older than what a resync already gave.
-func (s *stream) withoutStale(ev *mqtt.Event) mqtt.Event {
-	if s.floor == nil {
-		return *ev
-	}
-	out := *ev
-	out.Changes = nil
-	for _, c := range ev.Changes {
-		if f, ok := s.floor[c.ObjectRef]; !ok || ev.Rev > f {
-			out.Changes = append(out.Changes, c)
-		}
-	}
-	return out
-}
-
-// resync reads the view by REST and hands it to the Applier, retrying with
-// back-off until it succeeds or ctx ends.
-func (s *stream) resync(ctx context.Context) {
-	wait := 200 * time.Millisecond
-	for ctx.Err() == nil {
-		st, err := s.link.fetchState(ctx)
-		if err == nil {
-			err = s.applier.Resync(ctx, st)
-		}
-		if err == nil {
-			s.resynced(st)
-			return
-		}
-		s.log.Warn("resync failed; retrying", "err", err, "in", wait)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 10*time.Second)
-	}
-}
-
-func (s *stream) resynced(st State) {
-	s.setLast(st.Rev)
-	s.gapSince = time.Time{}
-	s.floor, s.floorMax = nil, 0
-	for _, o := range st.Objects {
-		if rv := objectRV(o.Object); rv > st.Rev {
-			if s.floor == nil {
-				s.floor = map[mqtt.ObjectRef]int64{}
-			}
-			s.floor[o.ObjectRef] = rv
-			s.floorMax = max(s.floorMax, rv)
-		}
-	}
-	s.log.Info("resynced by REST", "rev", st.Rev, "objects", len(st.Objects))
-	s.link.sendAck(mqtt.AckApplied, st.Rev)
 }

@@ -16,12 +16,15 @@ import (
 )
 
 // fakeLink stands in for the broker connection and the API server: it
-// records acks and answers resyncs with the state the test sets.
+// records acks and answers relists with the state the test sets (a whole
+// view), or with view when set.
 type fakeLink struct {
 	mu      sync.Mutex
 	acks    []string
 	state   State
+	view    func(since int64) (*mqtt.View, error)
 	fetches int
+	sinces  []int64
 }
 
 func (l *fakeLink) sendAck(t mqtt.AckType, rev int64) {
@@ -30,11 +33,15 @@ func (l *fakeLink) sendAck(t mqtt.AckType, rev int64) {
 	l.acks = append(l.acks, fmt.Sprintf("%s %d", t, rev))
 }
 
-func (l *fakeLink) fetchState(context.Context) (State, error) {
+func (l *fakeLink) fetchView(_ context.Context, since int64) (*mqtt.View, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.fetches++
-	return l.state, nil
+	l.sinces = append(l.sinces, since)
+	if l.view != nil {
+		return l.view(since)
+	}
+	return &mqtt.View{Rev: l.state.Rev, Full: true, Changes: l.state.Objects}, nil
 }
 
 func (l *fakeLink) connected() bool { return true }

@@ -23,6 +23,18 @@ type catchup struct {
 	upto   int64
 	cancel context.CancelFunc
 	live   map[mqtt.ObjectRef]*datastore.KeyValue // latest live change per object (nil: left)
+	reply  chan viewAnswer                        // a relist's (view.go); nil for a catch-up
+}
+
+// answer gives a relist its answer; only the first counts.
+func (c *catchup) answer(a viewAnswer) {
+	if c.reply == nil {
+		return
+	}
+	select {
+	case c.reply <- a:
+	default:
+	}
 }
 
 func (c *catchup) record(changes []change) {
@@ -53,10 +65,16 @@ func (p *Publisher) startCatchup(n *nodeState, from int64) {
 	if from >= p.processed {
 		return // it holds everything there is
 	}
+	n.catchup = p.newWalk(n, from, nil)
+}
+
+// newWalk starts reading the history (from, processed] for node n; the
+// result comes back to the dispatcher on p.walks. reply is a relist's.
+func (p *Publisher) newWalk(n *nodeState, from int64, reply chan viewAnswer) *catchup {
 	p.gen++
 	ctx, cancel := context.WithCancel(p.ctx)
-	c := &catchup{gen: p.gen, from: from, upto: p.processed, cancel: cancel, live: map[mqtt.ObjectRef]*datastore.KeyValue{}}
-	n.catchup = c
+	c := &catchup{gen: p.gen, from: from, upto: p.processed, cancel: cancel, reply: reply,
+		live: map[mqtt.ObjectRef]*datastore.KeyValue{}}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -65,15 +83,21 @@ func (p *Publisher) startCatchup(n *nodeState, from int64) {
 		select {
 		case p.walks <- res:
 		case <-ctx.Done():
+			c.answer(viewAnswer{err: ctx.Err()}) // the caller gave up, or the publisher stopped
 		}
 	}()
+	return c
 }
 
 // finishCatchup turns a finished walk into the catch-up Event.
 func (p *Publisher) finishCatchup(res walkResult) {
 	n := p.nodes[res.node]
-	if n == nil || n.catchup == nil || n.catchup.gen != res.gen {
-		return // superseded
+	if n == nil {
+		return
+	}
+	if n.catchup == nil || n.catchup.gen != res.gen {
+		p.finishView(n, res) // a relist's, or a superseded catch-up
+		return
 	}
 	c := n.catchup
 	n.catchup = nil

@@ -13,7 +13,8 @@ type nodeState struct {
 	name    string
 	head    int64 // Rev of the last Event queued: the Prev of the next
 	out     *outbox
-	catchup *catchup // non-nil while a catch-up is being built
+	catchup *catchup   // non-nil while a catch-up is being built
+	views   []*catchup // relists reading the history (view.go)
 	stall   stallWatch
 }
 
@@ -55,6 +56,9 @@ func (p *Publisher) dispatch(ev *datastore.Event) {
 // deliver queues one revision's changes for node n, or records them into
 // the catch-up being built.
 func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *encoder) {
+	for _, v := range n.views {
+		v.record(changes)
+	}
 	if n.catchup != nil {
 		n.catchup.record(changes)
 		return
@@ -136,6 +140,7 @@ func (p *Publisher) reload() error {
 	p.events.Reset(rev)
 	p.log.Warn("publisher fell behind compaction; every node relists", "rev", rev)
 	for _, n := range p.nodes {
+		p.dropViews(n)
 		p.relist(n)
 	}
 	return nil

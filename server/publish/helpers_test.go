@@ -258,6 +258,11 @@ func (w writer) secret(name, value string) int64 {
 // pod writes a pod on node that mounts configMap (if set) and pulls with
 // secret (if set); label changes make updates.
 func (w writer) pod(name, node, configMap, secret, label string) int64 {
+	return w.put("pods", name, podObject(name, node, configMap, secret, label))
+}
+
+// podObject is the pod writer.pod writes.
+func podObject(name, node, configMap, secret, label string) *corev1.Pod {
 	spec := corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}
 	if configMap != "" {
 		spec.Volumes = []corev1.Volume{{Name: "c", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -266,8 +271,8 @@ func (w writer) pod(name, node, configMap, secret, label string) int64 {
 	if secret != "" {
 		spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: secret}}
 	}
-	return w.put("pods", name, &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"l": label}}, Spec: spec})
+	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"l": label}}, Spec: spec}
 }
 
 // stateOf is what m holds, as a State (to copy a Memory).

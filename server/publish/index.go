@@ -17,9 +17,10 @@ import (
 // value of every ConfigMap and Secret (needed when one enters a node's
 // view because a new pod references it).
 type index struct {
-	pods  map[mqtt.ObjectRef]*podEntry
-	users map[mqtt.ObjectRef]map[string]int
-	objs  map[mqtt.ObjectRef]*datastore.KeyValue
+	pods   map[mqtt.ObjectRef]*podEntry
+	byNode map[string]map[mqtt.ObjectRef]bool // the bound pods of each node
+	users  map[mqtt.ObjectRef]map[string]int
+	objs   map[mqtt.ObjectRef]*datastore.KeyValue
 }
 
 type podEntry struct {
@@ -53,8 +54,8 @@ func (f *fanout) add(node string, c change) {
 }
 
 func newIndex() *index {
-	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, users: map[mqtt.ObjectRef]map[string]int{},
-		objs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
+		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
@@ -104,7 +105,9 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 	}
 	switch {
 	case old != nil && cur != nil && old.node == cur.node:
-		out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
+		if !statusOnly(ev.PrevKV, ev.KV) { // statusonly.go: the node made it
+			out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
+		}
 	default:
 		if old != nil {
 			out.add(old.node, change{mqtt.Deleted, ref, ev.KV})
@@ -116,12 +119,27 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 	if old != nil {
 		x.use(old, -1, out)
 	}
+	x.place(ref, old, cur)
+	return nil
+}
+
+// place records that the pod ref moved from old to cur (nil: nowhere).
+func (x *index) place(ref mqtt.ObjectRef, old, cur *podEntry) {
+	if old != nil {
+		delete(x.byNode[old.node], ref)
+		if len(x.byNode[old.node]) == 0 {
+			delete(x.byNode, old.node)
+		}
+	}
 	if cur == nil {
 		delete(x.pods, ref)
-	} else {
-		x.pods[ref] = cur
+		return
 	}
-	return nil
+	x.pods[ref] = cur
+	if x.byNode[cur.node] == nil {
+		x.byNode[cur.node] = map[mqtt.ObjectRef]bool{}
+	}
+	x.byNode[cur.node][ref] = true
 }
 
 // placement is where the pod version of ev runs and what it references;
@@ -192,4 +210,22 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 	}
 	kv := x.objs[ref]
 	return kv != nil && x.users[ref][node] > 0, kv
+}
+
+// nodeView lists what is in node's view now: its pods, and the ConfigMaps
+// and Secrets they reference that exist (ADDED, with their values).
+func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
+	seen := map[mqtt.ObjectRef]bool{}
+	for ref := range x.byNode[node] {
+		pods = append(pods, ref)
+		for _, r := range x.pods[ref].refs {
+			if kv := x.objs[r]; kv != nil && !seen[r] {
+				seen[r] = true
+				refs = append(refs, change{typ: mqtt.Added, ref: r, kv: kv})
+			}
+		}
+	}
+	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
+	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
+	return pods, refs
 }

@@ -45,6 +45,9 @@ type Config struct {
 	MaxCatchupBytes int
 	// PublishTimeout bounds one Bus.Publish attempt (default 10s).
 	PublishTimeout time.Duration
+	// MaxViews is how many relists (ViewHandler) are answered at once;
+	// more get 429 and retry (default 16).
+	MaxViews int
 }
 
 func (c *Config) setDefaults() {
@@ -57,6 +60,7 @@ func (c *Config) setDefaults() {
 	c.MaxReplay = cmpOr(c.MaxReplay, 100000)
 	c.MaxCatchupBytes = cmpOr(c.MaxCatchupBytes, 4<<20)
 	c.PublishTimeout = cmpOr(c.PublishTimeout, 10*time.Second)
+	c.MaxViews = cmpOr(c.MaxViews, 16)
 }
 
 func cmpOr[T int | int64 | time.Duration](v, def T) T {
@@ -84,6 +88,7 @@ type Publisher struct {
 	events    *listwatch.Watch // of the registry, resumed after cut-offs
 	back      listwatch.Backoff
 	walks     chan walkResult
+	views     chan viewReq // relists (view.go)
 	watch     *watchSender
 
 	in inbox // acks and hellos from the Bus handler
@@ -93,7 +98,7 @@ type Publisher struct {
 func New(cfg Config) *Publisher {
 	cfg.setDefaults()
 	return &Publisher{cfg: cfg, log: cfg.Logger, idx: newIndex(), nodes: map[string]*nodeState{},
-		walks: make(chan walkResult), in: newInbox()}
+		walks: make(chan walkResult), views: make(chan viewReq), in: newInbox()}
 }
 
 // Start loads the index at the latest revision, subscribes to the nodes'
@@ -181,6 +186,8 @@ func (p *Publisher) run() {
 			p.takeHellos()
 		case res := <-p.walks:
 			p.finishCatchup(res)
+		case req := <-p.views:
+			p.startView(req)
 		case now := <-tick.C:
 			p.checkStalls(now)
 		}

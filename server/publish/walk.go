@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,46 +87,65 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 	case isReferenced(ref.Resource):
 		res.touched[ref] = true
 	case ref.Resource == mqtt.ResourcePods:
-		prev := ev.PrevKV
-		if prev == nil && ev.Type == datastore.EventDelete {
-			prev = ev.KV
-		}
-		wasOn, err := res.notePod(node, ref, prev)
-		if err != nil {
-			return err
-		}
-		var isOn bool
-		if ev.Type != datastore.EventDelete {
-			if isOn, err = res.notePod(node, ref, ev.KV); err != nil {
-				return err
-			}
-		}
-		if isOn {
-			res.pods[ref] = ev.KV
-		} else if wasOn {
-			res.pods[ref] = nil
-		}
+		return res.recordPod(node, ref, ev)
 	}
 	return nil
 }
 
-// notePod reports whether the pod version kv is on node, and if so notes
-// what it references.
-func (res *walkResult) notePod(node string, ref mqtt.ObjectRef, kv *datastore.KeyValue) (bool, error) {
+// recordPod notes one historical pod event: where the pod was before and
+// after, what those versions referenced, and its latest value on the node.
+// A change to the status alone is no change to the node's view
+// (statusonly.go): it only refreshes the value of a pod already touched.
+func (res *walkResult) recordPod(node string, ref mqtt.ObjectRef, ev *datastore.Event) error {
+	prev, cur := ev.PrevKV, ev.KV
+	if ev.Type == datastore.EventDelete {
+		prev, cur = cmp.Or(prev, ev.KV), nil
+	}
+	wasOn, err := onNode(node, prev)
+	if err != nil {
+		return err
+	}
+	isOn, err := onNode(node, cur)
+	if err != nil || !wasOn && !isOn {
+		return err
+	}
+	if wasOn && isOn && statusOnly(prev, cur) {
+		if res.pods[ref] != nil {
+			res.pods[ref] = cur
+		}
+		return nil
+	}
+	if wasOn {
+		if err := res.noteRefs(ref, prev); err != nil {
+			return err
+		}
+	}
+	if !isOn {
+		res.pods[ref] = nil
+		return nil
+	}
+	res.pods[ref] = cur
+	return res.noteRefs(ref, cur)
+}
+
+// onNode reports whether the pod version kv (nil: none) is bound to node.
+func onNode(node string, kv *datastore.KeyValue) (bool, error) {
 	if kv == nil {
 		return false, nil
 	}
 	on, err := podNode(kv)
-	if err != nil || on != node {
-		return false, err
-	}
+	return err == nil && on == node, err
+}
+
+// noteRefs notes what the pod version kv references.
+func (res *walkResult) noteRefs(ref mqtt.ObjectRef, kv *datastore.KeyValue) error {
 	pod, err := decodePod(kv)
 	if err != nil {
-		return false, err
+		return err
 	}
 	pod.Namespace = ref.Namespace
 	for _, r := range mqtt.PodReferences(pod) {
 		res.refs[r] = true
 	}
-	return true, nil
+	return nil
 }
