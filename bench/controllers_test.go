@@ -24,7 +24,9 @@ import (
 // `kubectl apply` (the real kubectl) to 1,000 pods bound, through the
 // in-process server with its controllers and scheduler, onto 100 hollow
 // nodes in a process of their own; then to all 1,000 Ready as the hollow
-// agents report them (`available`). -short: 100 replicas on 10 nodes.
+// agents report them (`available`). -short: 100 replicas on 10 nodes. It
+// also reports the server's CPU (this process's) and its decodes per pod
+// from the apply to all Ready.
 //
 //	go test -run '^$' -bench 'BenchmarkDeployment1000$' -benchtime 1x -timeout 30m ./bench/
 func BenchmarkDeployment1000(b *testing.B) {
@@ -41,13 +43,16 @@ func BenchmarkDeployment1000(b *testing.B) {
 		}
 		load := loadAverage(b)
 		b.ResetTimer()
-		start := time.Now()
+		start, cpu, decodes := time.Now(), processCPU(b), api.Decodes()
 		kubectlApply(b, c, deploymentManifest("fleet", replicas))
 		bound, ready := waitBoundAndReady(b, watch, replicas)
+		cpu, decodes = processCPU(b)-cpu, api.Decodes()-decodes
 		b.StopTimer()
 		cancel()
 		b.ReportMetric(bound.Sub(start).Seconds(), "s-to-bound")
 		b.ReportMetric(ready.Sub(start).Seconds(), "s-to-ready")
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(replicas), "cpu-ms/pod")
+		b.ReportMetric(float64(decodes)/float64(replicas), "decodes/pod")
 		b.ReportMetric(load, "load1")
 		c.Stop()
 	}

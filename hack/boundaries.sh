@@ -52,6 +52,8 @@ fi
 for pkg in $(go list ./controllers/... | grep -v /controllertest); do
   deny "$pkg" $mod/agent $mod/server $mod/scheduler
 done
+# The shared cache sits below everything that reads it.
+deny $mod/informer $mod/server $mod/scheduler $mod/controllers $mod/agent $mod/mqtt
 for pkg in $(go list ./...); do
   deny "$pkg" k8s.io/apiserver k8s.io/client-go sigs.k8s.io/controller-runtime k8s.io/kubernetes
 done
