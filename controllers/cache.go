@@ -26,6 +26,7 @@ const (
 	IndexNamespace = informer.IndexNamespace
 	IndexOwner     = informer.IndexOwner
 	IndexNode      = informer.IndexNode
+	IndexOrphan    = informer.IndexOrphan
 )
 
 // NewCache makes a cache of its own over store, started and stopped with

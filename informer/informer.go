@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bramble-edge/bramble/api"
@@ -17,6 +18,9 @@ const (
 	IndexOwner = "owner"
 	// IndexNode: a pod's spec.nodeName ("" for unbound pods).
 	IndexNode = "node"
+	// IndexOrphan: the namespace of an object no controller owns, the ones a
+	// controller may adopt.
+	IndexOrphan = "orphan"
 )
 
 // IndexFunc gives the values under which an object is indexed.
@@ -147,10 +151,18 @@ func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
 		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}}
 	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
 	s.addIndex(IndexOwner, ownerUIDs)
+	s.addIndex(IndexOrphan, orphanNamespace)
 	if res.Group == "" && res.Name == "pods" {
 		s.addIndex(IndexNode, func(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
 	}
 	return s
+}
+
+func orphanNamespace(o api.Object) []string {
+	if metav1.GetControllerOfNoCopy(o) != nil {
+		return nil
+	}
+	return []string{o.GetNamespace()}
 }
 
 func ownerUIDs(o api.Object) []string {

@@ -120,8 +120,10 @@ func (c *Controller) lookup(key string) (rs *appsv1.ReplicaSet, sel labels.Selec
 	return rs, sel, true
 }
 
-// candidatePods are the active pods rs might own: those its selector
-// matches and those it owns already.
+// candidatePods are the active pods rs might own: those it owns already
+// and the orphans in its namespace its selector matches (a pod another
+// controller owns is never adopted, so it is never looked at: a sync costs
+// what rs owns, not what the namespace holds).
 func (c *Controller) candidatePods(rs *appsv1.ReplicaSet, sel labels.Selector) []*corev1.Pod {
 	seen := map[string]bool{}
 	var out []*corev1.Pod
@@ -134,7 +136,11 @@ func (c *Controller) candidatePods(rs *appsv1.ReplicaSet, sel labels.Selector) [
 			}
 		}
 	}
-	add(c.podInf.List(rs.Namespace, sel))
 	add(c.podInf.ByIndex(controllers.IndexOwner, string(rs.UID)))
+	for _, o := range c.podInf.ByIndex(controllers.IndexOrphan, rs.Namespace) {
+		if sel.Matches(labels.Set(o.GetLabels())) {
+			add([]api.Object{o})
+		}
+	}
 	return out
 }

@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"maps"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,6 +45,10 @@ func (c *Controller) podAdded(obj api.Object) {
 // podUpdated queues the old and new controller when the controller
 // reference changed, and the matching ReplicaSets of an orphan whose labels
 // changed.
+// podChangeBatch is how long the syncs that pod status changes call for
+// are gathered.
+const podChangeBatch = 100 * time.Millisecond
+
 func (c *Controller) podUpdated(oldObj, curObj api.Object) {
 	old, cur := oldObj.(*corev1.Pod), curObj.(*corev1.Pod)
 	if old.ResourceVersion == cur.ResourceVersion {
@@ -65,7 +70,12 @@ func (c *Controller) podUpdated(oldObj, curObj api.Object) {
 		}
 	}
 	if curRef != nil {
-		if rs := c.resolveRef(cur.Namespace, curRef); rs != nil {
+		if rs := c.resolveRef(cur.Namespace, curRef); rs != nil && !refChanged && !labelsChanged {
+			// A change of the pod alone (its status, mostly) moves only the
+			// ReplicaSet's counts: syncs of a large ReplicaSet, each costing
+			// what it owns, are gathered over a short window.
+			c.queue.AddAfter(controllers.KeyOf(rs), podChangeBatch)
+		} else if rs != nil {
 			c.enqueue(rs)
 		}
 		return

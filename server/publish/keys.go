@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -52,6 +53,9 @@ func parseKey(key string) (mqtt.ObjectRef, bool) {
 // metadata.resourceVersion set to rev (the datastore keeps none: the
 // revision is the resourceVersion).
 func withResourceVersion(value []byte, rev int64) ([]byte, error) {
+	if out, ok := spliceResourceVersion(value, rev); ok {
+		return out, nil
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(value, &top); err != nil {
 		return nil, fmt.Errorf("stored object: %w", err)
@@ -68,6 +72,33 @@ func withResourceVersion(value []byte, rev int64) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(top)
+}
+
+// metadataOpen is how the metadata object of a stored object begins.
+var metadataOpen = []byte(`"metadata":{`)
+
+// spliceResourceVersion writes metadata.resourceVersion into a stored
+// object by inserting it where its metadata begins, without decoding
+// anything. It applies only when that place is certain: the bytes occur
+// once (no nested or repeated metadata), nothing before them opens an
+// object or array (so they are a top-level key), and no resourceVersion is
+// there yet; ok is false otherwise and the caller decodes instead. A
+// string value escapes its quotes, so it cannot hold the bytes.
+func spliceResourceVersion(value []byte, rev int64) ([]byte, bool) {
+	i := bytes.Index(value, metadataOpen)
+	if i < 1 || bytes.Count(value, metadataOpen) != 1 || bytes.ContainsAny(value[1:i], "{[") ||
+		bytes.Contains(value, []byte(`"resourceVersion":`)) {
+		return nil, false
+	}
+	at := i + len(metadataOpen)
+	field := `"resourceVersion":"` + strconv.FormatInt(rev, 10) + `"`
+	out := make([]byte, 0, len(value)+len(field)+1)
+	out = append(out, value[:at]...)
+	out = append(out, field...)
+	if at < len(value) && value[at] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, value[at:]...), true
 }
 
 // podPlacement is the part of a stored pod that says where it runs.
