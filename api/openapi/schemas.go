@@ -9,11 +9,20 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
+// PatchName is the definition PATCH operations name as their body.
+const PatchName = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+
 // Schemas returns the v3 component schemas that kinds need: the
 // definition of each kind and of its list, marked with their
-// x-kubernetes-group-version-kind, and every definition they refer to.
-func (d *Definitions) Schemas(kinds []*api.Resource) (map[string]json.RawMessage, error) {
+// x-kubernetes-group-version-kind, the generated definitions named in
+// also, and every definition they refer to.
+func (d *Definitions) Schemas(kinds []*api.Resource, also ...string) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
+	for _, name := range also {
+		if out[name] = d.v3[name]; out[name] == nil {
+			return nil, fmt.Errorf("openapi: no definition %s", name)
+		}
+	}
 	gvks := map[string][]any{}
 	for _, res := range kinds {
 		for name, def := range d.kindSchemas(res) {
