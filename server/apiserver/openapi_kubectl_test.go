@@ -84,3 +84,46 @@ func TestKubectlApplyRefusesMisspelledFields(t *testing.T) {
 		wantContains(t, k.ok(t, "", "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"), "1")
 	})
 }
+
+const teamDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: NAME
+        image: IMAGE
+`
+
+func teamApply(name, image string) string {
+	return strings.NewReplacer("NAME", name, "IMAGE", image).Replace(teamDeployment)
+}
+
+// TestKubectlServerSideApplyManagersShareAPod: two field managers each
+// apply their own container of one pod template; both stay, and taking
+// the other's container is a conflict naming its manager.
+func TestKubectlServerSideApplyManagersShareAPod(t *testing.T) {
+	eachKubectl(t, func(t *testing.T, k *kubectlEnv) {
+		ssa := func(manager string, extra ...string) []string {
+			return append([]string{"apply", "--server-side", "--field-manager=" + manager, "-f", "-"}, extra...)
+		}
+		wantContains(t, k.ok(t, teamApply("a", "nginx:1"), ssa("team-a")...), "serverside-applied")
+		wantContains(t, k.ok(t, teamApply("b", "redis:7"), ssa("team-b")...), "serverside-applied")
+		images := `jsonpath={range .spec.template.spec.containers[*]}{.name}={.image} {end}`
+		if got := k.ok(t, "", "get", "deploy", "web", "-o", images); got != "a=nginx:1 b=redis:7 " {
+			t.Fatalf("got containers %q, want a and b", got)
+		}
+		out, err := k.run(t, teamApply("a", "nginx:2"), ssa("team-b")...)
+		if err == nil || !strings.Contains(out, `conflict with "team-a"`) || !strings.Contains(out, `.spec.template.spec.containers[name="a"].image`) {
+			t.Fatalf("taking team-a's image: got %v\n%s\nwant a conflict naming team-a and the field", err, out)
+		}
+		k.ok(t, teamApply("a", "nginx:2"), ssa("team-a")...)
+		if got := k.ok(t, "", "get", "deploy", "web", "-o", images); got != "a=nginx:2 b=redis:7 " {
+			t.Fatalf("got containers %q, want a updated and b kept", got)
+		}
+	})
+}

@@ -47,7 +47,8 @@ type Registry struct {
 	kinds    *Kinds
 
 	fieldManagersMu sync.Mutex
-	fieldManagers   map[string]fieldManager
+	fieldManagers   map[string]fieldManagerEntry
+	converters      typeConverters
 }
 
 // New checks cfg and creates the namespaces every cluster has (default,
@@ -57,7 +58,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, errors.New("new registry: Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
-		kinds: newKinds(), fieldManagers: map[string]fieldManager{}}
+		kinds: newKinds(), fieldManagers: map[string]fieldManagerEntry{}}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
