@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,11 @@ func (d *lazyDoc) get() ([]byte, error) {
 			return
 		}
 		d.gz = gzipBytes(raw)
+		// Building took several times the document's size in short-lived
+		// memory (16 MB for the v2 protobuf), once in the server's life.
+		// An idle server would keep it from the OS until its next GC
+		// cycles: give it back now (a few ms of GC).
+		debug.FreeOSMemory()
 	})
 	return d.gz, d.err
 }

@@ -14,8 +14,9 @@ type kindView interface {
 	GroupVersions() []schema.GroupVersion
 }
 
-// documents are discovery and OpenAPI, encoded once per change of the
-// served kinds and swapped in whole, so a request never sees half of one.
+// documents are discovery and OpenAPI, made once per change of the served
+// kinds and swapped in whole, so a request never sees half of one (the
+// OpenAPI documents themselves are built on their first request).
 type documents struct {
 	gen       uint64 // the Kinds generation they were built from
 	discovery *discoveryDocs
