@@ -109,8 +109,8 @@ func (d *lazyDoc) get() ([]byte, error) {
 		// Building took several times the document's size in short-lived
 		// memory (16 MB for the v2 protobuf), once in the server's life.
 		// An idle server would keep it from the OS until its next GC
-		// cycles: give it back now (a few ms of GC).
-		debug.FreeOSMemory()
+		// cycles: give it back now, after the answer rather than before.
+		go debug.FreeOSMemory()
 	})
 	return d.gz, d.err
 }

@@ -127,3 +127,20 @@ func TestKubectlServerSideApplyManagersShareAPod(t *testing.T) {
 		}
 	})
 }
+
+// TestKubectlExplainKindAddedAtRunTime: a kind added while the server runs
+// is in the OpenAPI documents at once, with the schema its row carries.
+func TestKubectlExplainKindAddedAtRunTime(t *testing.T) {
+	eachKubectl(t, func(t *testing.T, k *kubectlEnv) {
+		k.ok(t, "", "api-resources") // kubectl caches discovery and OpenAPI from here on
+		res := gadgetKind()
+		res.Schema = []byte(`{"type":"object","description":"A Gadget is a thing of the test.","properties":{
+			"apiVersion":{"type":"string"},"kind":{"type":"string"},
+			"metadata":{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+			"spec":{"type":"object","description":"What the gadget should be.","properties":{"size":{"type":"integer","description":"How big it is."}}}}}`)
+		if err := k.api.Registry().Kinds().Add(res); err != nil {
+			t.Fatal(err)
+		}
+		wantContains(t, k.ok(t, "", "explain", "gadgets.spec"), "What the gadget should be.", "size\t<integer>", "How big it is.")
+	})
+}

@@ -101,8 +101,8 @@ func typeConverterFrom(defs *openapi.Definitions, kinds []*api.Resource) (manage
 		return nil, fmt.Errorf("server-side apply types: %w", err)
 	}
 	// Building took ~6 MB of short-lived memory for every built-in kind,
-	// once; give it back to the OS now rather than at the next GC cycles
-	// of an idle server.
-	debug.FreeOSMemory()
+	// once; give it back to the OS soon rather than at the next GC cycles
+	// of an idle server, without making the apply wait for it.
+	go debug.FreeOSMemory()
 	return tc, nil
 }
