@@ -36,6 +36,14 @@ type Resource struct {
 	Subresources []string
 	// Generation is true when metadata.generation counts spec changes.
 	Generation bool
+	// Schema is the OpenAPI v3 schema (JSON) of a kind added at run time,
+	// a CustomResourceDefinition version's for example. It may refer to the
+	// built-in definitions ("#/components/schemas/io.k8s.apimachinery.pkg.
+	// apis.meta.v1.ObjectMeta"). Without one such a kind is served with a
+	// permissive schema, and server-side apply merges its lists whole.
+	// Built-in kinds take theirs from api/openapi (generated from the Go
+	// types) and leave it nil.
+	Schema []byte
 
 	newObject func() Object
 	newList   func() runtime.Object

@@ -91,6 +91,17 @@ type Response struct {
 // Do sends one request; body may be nil.
 func (c *Client) Do(method, path, contentType string, body []byte) *Response {
 	c.t.Helper()
+	h := http.Header{}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	return c.DoHeader(method, path, h, body)
+}
+
+// DoHeader sends one request with the given headers; body may be nil. A
+// request that sets Accept-Encoding gets its body back as sent.
+func (c *Client) DoHeader(method, path string, header http.Header, body []byte) *Response {
+	c.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = strings.NewReader(string(body))
@@ -99,8 +110,8 @@ func (c *Client) Do(method, path, contentType string, body []byte) *Response {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)

@@ -100,7 +100,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 		a.now = a.reg.Now
 	}
 	kinds := a.reg.Kinds()
-	d, err := buildDocuments(kinds, kinds.Generation())
+	d, err := buildDocuments(kinds, kinds.Generation(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("new API: %w", err)
 	}

@@ -18,8 +18,8 @@ type discoveryDocs struct {
 	groupList   []byte            // GET /apis
 	groups      map[string][]byte // GET /apis/{group}
 	resources   map[string][]byte // GET /api/v1 ("v1"), /apis/{g}/{v} ("g/v")
-	aggCore     []byte            // GET /api, aggregated (apidiscovery.k8s.io/v2)
-	aggGroups   []byte            // GET /apis, aggregated
+	aggCore     *smallDoc         // GET /api, aggregated (apidiscovery.k8s.io/v2)
+	aggGroups   *smallDoc         // GET /apis, aggregated
 }
 
 // Verbs served on collections and subresources.
@@ -134,13 +134,15 @@ func (d *discoveryDocs) buildAggregated(k kindView) error {
 			groups.Items = append(groups.Items, g)
 		}
 	}
-	var err error
-	if d.aggCore, err = json.Marshal(core); err != nil {
+	coreJSON, err := json.Marshal(core)
+	if err != nil {
 		return fmt.Errorf("aggregated discovery: %w", err)
 	}
-	if d.aggGroups, err = json.Marshal(groups); err != nil {
+	groupsJSON, err := json.Marshal(groups)
+	if err != nil {
 		return fmt.Errorf("aggregated discovery: %w", err)
 	}
+	d.aggCore, d.aggGroups = newSmallDoc(coreJSON), newSmallDoc(groupsJSON)
 	return nil
 }
 

@@ -14,8 +14,9 @@ type kindView interface {
 	GroupVersions() []schema.GroupVersion
 }
 
-// documents are discovery and OpenAPI, encoded once per change of the
-// served kinds and swapped in whole, so a request never sees half of one.
+// documents are discovery and OpenAPI, made once per change of the served
+// kinds and swapped in whole, so a request never sees half of one (the
+// OpenAPI documents themselves are built on their first request).
 type documents struct {
 	gen       uint64 // the Kinds generation they were built from
 	discovery *discoveryDocs
@@ -23,18 +24,24 @@ type documents struct {
 	openapiV2 *openAPIV2Doc
 }
 
-func buildDocuments(k kindView, gen uint64) (*documents, error) {
+// buildDocuments encodes discovery and lists the OpenAPI documents, which
+// are built on their first request; those whose kinds are the same as in
+// prev (nil at start) are taken over, built or not.
+func buildDocuments(k kindView, gen uint64, prev *documents) (*documents, error) {
 	d := &documents{gen: gen}
 	var err error
 	if d.discovery, err = buildDiscovery(k); err != nil {
 		return nil, err
 	}
-	if d.openapi, err = buildOpenAPI(k); err != nil {
+	var prevV3 *openAPIDocs
+	var prevV2 *openAPIV2Doc
+	if prev != nil {
+		prevV3, prevV2 = prev.openapi, prev.openapiV2
+	}
+	if d.openapi, err = buildOpenAPI(k, prevV3); err != nil {
 		return nil, err
 	}
-	if d.openapiV2, err = buildOpenAPIV2(k); err != nil {
-		return nil, err
-	}
+	d.openapiV2 = buildOpenAPIV2(k, prevV2)
 	return d, nil
 }
 
@@ -43,7 +50,7 @@ func buildDocuments(k kindView, gen uint64) (*documents, error) {
 func (a *API) rebuildDocuments() {
 	kinds := a.reg.Kinds()
 	gen := kinds.Generation()
-	d, err := buildDocuments(kinds, gen)
+	d, err := buildDocuments(kinds, gen, a.docs.Load())
 	if err != nil {
 		a.log.Error("rebuild discovery and OpenAPI", "err", fmt.Sprint(err))
 		return

@@ -100,7 +100,7 @@ func (a *API) serveNonResource(w http.ResponseWriter, r *http.Request, ri *reque
 
 // serveDiscovery answers /api or /apis: aggregated discovery when Accept
 // asks for it, the legacy document otherwise.
-func (a *API) serveDiscovery(w http.ResponseWriter, r *http.Request, legacy, aggregated []byte) {
+func (a *API) serveDiscovery(w http.ResponseWriter, r *http.Request, legacy []byte, aggregated *smallDoc) {
 	out, err := negotiate(r.Header.Get("Accept"), outDiscoveryV2)
 	if err != nil {
 		a.writeError(w, r, err)
@@ -108,7 +108,7 @@ func (a *API) serveDiscovery(w http.ResponseWriter, r *http.Request, legacy, agg
 	}
 	w.Header().Set("Vary", "Accept")
 	if out == outDiscoveryV2 {
-		writeRaw(w, http.StatusOK, contentTypeDiscoveryV2, aggregated)
+		aggregated.write(w, r, contentTypeDiscoveryV2)
 		return
 	}
 	writeRaw(w, http.StatusOK, mediaJSON, legacy)

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
@@ -11,46 +13,71 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/api/openapi"
 	"github.com/bramble-edge/bramble/version"
 )
 
-// openAPIDocs are the OpenAPI v3 index and one document per group version.
-// The documents hold only what kubectl looks for: a PATCH operation per
-// kind declaring the fieldValidation parameter (so kubectl leaves
-// validation to the server) and no requestBody (so it builds strategic
-// merge patches from its compiled-in types).
+// openAPIDocs are the OpenAPI v3 index and one document per group version,
+// each with a PATCH operation per kind (kubectl checks it declares the
+// fieldValidation parameter) and the schemas of the kinds with all they
+// refer to (components.schemas, for kubectl explain).
+// A group version's document is built on its first request and kept
+// gzip'd; the index names each by a hash of what it is built from.
 type openAPIDocs struct {
-	index     []byte
+	index     *smallDoc
 	indexETag string
-	docs      map[string]openAPIDoc // "api/v1", "apis/apps/v1"
-}
-
-type openAPIDoc struct {
-	body []byte
-	hash string // upper-case hex SHA-512 of body, as the apiserver does
+	docs      map[string]*lazyDoc // "api/v1", "apis/apps/v1"
 }
 
 const openAPIPrefix = "/openapi/v3"
 
-func buildOpenAPI(k kindView) (*openAPIDocs, error) {
-	d := &openAPIDocs{docs: map[string]openAPIDoc{}}
+// openAPIFormat changes when what this file writes from the same kinds
+// and schemas does, so that clients' cached documents are not reused.
+const openAPIFormat = "bramble-openapi-2"
+
+// buildOpenAPI lists the documents; one whose kinds did not change since
+// prev keeps prev's (built or not).
+func buildOpenAPI(k kindView, prev *openAPIDocs) (*openAPIDocs, error) {
+	d := &openAPIDocs{docs: map[string]*lazyDoc{}}
 	paths := map[string]map[string]string{}
 	for _, gv := range k.GroupVersions() {
-		key := gvPath(gv)
-		body, err := json.Marshal(gvOpenAPI(k, gv))
-		if err != nil {
-			return nil, fmt.Errorf("openapi %s: %w", gv, err)
+		key, kinds := gvPath(gv), kindsOf(k, gv)
+		doc := &lazyDoc{hash: docHash(kinds), build: func() ([]byte, error) { return gvOpenAPI(kinds) }}
+		if prev != nil && prev.docs[key] != nil && prev.docs[key].hash == doc.hash {
+			doc = prev.docs[key]
 		}
-		doc := openAPIDoc{body: body, hash: hashHex(body)}
 		d.docs[key] = doc
 		paths[key] = map[string]string{"serverRelativeURL": openAPIPrefix + "/" + key + "?hash=" + doc.hash}
 	}
-	var err error
-	if d.index, err = json.Marshal(map[string]any{"paths": paths}); err != nil {
+	index, err := json.Marshal(map[string]any{"paths": paths})
+	if err != nil {
 		return nil, fmt.Errorf("openapi index: %w", err)
 	}
-	d.indexETag = `"` + hashHex(d.index) + `"`
+	d.index, d.indexETag = newSmallDoc(index), `"`+hashHex(index)+`"`
 	return d, nil
+}
+
+func kindsOf(k kindView, gv schema.GroupVersion) []*api.Resource {
+	var out []*api.Resource
+	for _, res := range k.All() {
+		if res.GroupVersion() == gv {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// docHash names a document built from kinds: their names, scope and own
+// schemas, the generated schemas, and this file's format. Upper-case hex
+// SHA-512, the form of the apiserver's hashes.
+func docHash(kinds []*api.Resource) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s %s\n", openAPIFormat, openapi.Digest(), version.KubeGitVersion)
+	for _, res := range kinds {
+		fmt.Fprintf(&b, "%s %s %s %s %v %v %x\n", res.Group, res.Version, res.Kind, res.Name,
+			res.Namespaced, res.Unstructured(), sha256.Sum256(res.Schema))
+	}
+	return hashHex(b.Bytes())
 }
 
 func hashHex(b []byte) string {
@@ -66,63 +93,52 @@ func gvPath(gv schema.GroupVersion) string {
 	return "apis/" + gv.Group + "/" + gv.Version
 }
 
-func gvOpenAPI(k kindView, gv schema.GroupVersion) map[string]any {
-	paths := map[string]any{}
-	for _, res := range k.All() {
-		if res.GroupVersion() == gv {
-			paths[objectPath(res)] = map[string]any{"patch": patchOperation(res)}
-		}
+// gvOpenAPI builds the document of one group version's kinds.
+func gvOpenAPI(kinds []*api.Resource) ([]byte, error) {
+	defs, err := openapi.Load()
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{
+	schemas, err := defs.Schemas(kinds)
+	if err != nil {
+		return nil, err
+	}
+	paths := map[string]any{}
+	for _, res := range kinds {
+		paths[objectPath(res)] = map[string]any{"patch": patchOperation(res)}
+	}
+	return encodeDoc(map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]string{"title": "Kubernetes", "version": version.KubeGitVersion},
 		"paths":      paths,
-		"components": map[string]any{"schemas": map[string]any{}},
-	}
+		"components": map[string]any{"schemas": schemas},
+	})
 }
 
-func objectPath(res *api.Resource) string {
-	p := "/" + gvPath(res.GroupVersion()) + "/"
-	if res.Namespaced {
-		p += "namespaces/{namespace}/"
+// encodeDoc writes compact JSON, leaving <, > and & of descriptions be.
+func encodeDoc(doc any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode openapi: %w", err)
 	}
-	return p + res.Name + "/{name}"
-}
-
-func patchOperation(res *api.Resource) map[string]any {
-	params := []map[string]any{
-		param("name", "path", true), param("dryRun", "query", false), param("fieldManager", "query", false),
-		param("fieldValidation", "query", false), param("force", "query", false),
-	}
-	if res.Namespaced {
-		params = append(params, param("namespace", "path", true))
-	}
-	return map[string]any{
-		"operationId":                     "patch" + res.Kind,
-		"x-kubernetes-action":             "patch",
-		"x-kubernetes-group-version-kind": map[string]string{"group": res.Group, "version": res.Version, "kind": res.Kind},
-		"parameters":                      params,
-		"responses":                       map[string]any{"200": map[string]string{"description": "OK"}, "201": map[string]string{"description": "Created"}},
-	}
-}
-
-func param(name, in string, required bool) map[string]any {
-	p := map[string]any{"name": name, "in": in, "schema": map[string]string{"type": "string"}}
-	if required {
-		p["required"] = true
-	}
-	return p
+	return b.Bytes(), nil
 }
 
 // serveOpenAPI answers /openapi/v3 and /openapi/v3/{group version}. A
 // document asked for by its current hash is immutable and cached for a
 // year; a stale hash is redirected to the current one.
 func (a *API) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) {
+	docs := a.docs.Load().openapi
 	if path == openAPIPrefix {
-		serveCached(w, r, a.docs.Load().openapi.index, a.docs.Load().openapi.indexETag, false)
+		if notModified(w, r, docs.indexETag, false) {
+			return
+		}
+		docs.index.write(w, r, mediaJSON)
 		return
 	}
-	doc, ok := a.docs.Load().openapi.docs[strings.TrimPrefix(path, openAPIPrefix+"/")]
+	doc, ok := docs.docs[strings.TrimPrefix(path, openAPIPrefix+"/")]
 	if !ok {
 		a.writeError(w, r, notFoundPath())
 		return
@@ -133,10 +149,26 @@ func (a *API) serveOpenAPI(w http.ResponseWriter, r *http.Request, path string) 
 		http.Redirect(w, r, path+"?hash="+doc.hash, http.StatusMovedPermanently)
 		return
 	}
-	serveCached(w, r, doc.body, `"`+doc.hash+`"`, hash != "")
+	a.serveLazy(w, r, doc, `"`+doc.hash+`"`, hash != "", mediaJSON)
 }
 
-func serveCached(w http.ResponseWriter, r *http.Request, body []byte, etag string, immutable bool) {
+// serveLazy answers with a lazily built document, building it if needed.
+func (a *API) serveLazy(w http.ResponseWriter, r *http.Request, doc *lazyDoc, etag string, immutable bool, contentType string) {
+	if notModified(w, r, etag, immutable) {
+		return
+	}
+	gz, err := doc.get()
+	if err != nil {
+		a.log.Error("build OpenAPI document", "path", r.URL.Path, "err", err.Error())
+		a.writeError(w, r, err)
+		return
+	}
+	writeGzipped(w, r, contentType, gz)
+}
+
+// notModified sets the caching headers and answers 304 when the client
+// has the document already.
+func notModified(w http.ResponseWriter, r *http.Request, etag string, immutable bool) bool {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Vary", "Accept")
@@ -145,9 +177,9 @@ func serveCached(w http.ResponseWriter, r *http.Request, body []byte, etag strin
 	} else {
 		h.Set("Cache-Control", "no-cache, private")
 	}
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
+	if r.Header.Get("If-None-Match") != etag {
+		return false
 	}
-	writeRaw(w, http.StatusOK, mediaJSON, body)
+	w.WriteHeader(http.StatusNotModified)
+	return true
 }

@@ -15,24 +15,32 @@ import (
 // fieldManager tracks managedFields for server-side apply.
 type fieldManager = *managedfields.FieldManager
 
-// Kinds are merged with a deduced schema: maps field by field, lists as
-// atomic values. bramble has no OpenAPI schemas for the built-in kinds yet.
-var deducedTypes = managedfields.NewDeducedTypeConverter()
+type fieldManagerEntry struct {
+	res *api.Resource // the row fm was made for
+	fm  fieldManager
+}
 
+// fieldManagerFor is the field manager of a kind (and subresource), made
+// on first use. A row that replaced another of the same name (a
+// CustomResourceDefinition's new schema) gets a new one.
 func (r *Registry) fieldManagerFor(res *api.Resource, sub string) (fieldManager, error) {
 	key := res.Group + "/" + res.Version + "/" + res.Name + "/" + sub
 	r.fieldManagersMu.Lock()
 	defer r.fieldManagersMu.Unlock()
-	if fm, ok := r.fieldManagers[key]; ok {
-		return fm, nil
+	if e, ok := r.fieldManagers[key]; ok && e.res == res {
+		return e.fm, nil
+	}
+	types, err := r.typeConverterFor(res)
+	if err != nil {
+		return nil, err
 	}
 	conv := applyConversions(res)
-	fm, err := managedfields.NewDefaultFieldManager(deducedTypes, conv, conv, conv,
+	fm, err := managedfields.NewDefaultFieldManager(types, conv, conv, conv,
 		res.GroupVersionKind(), res.GroupVersion(), sub, nil)
 	if err != nil {
 		return nil, fmt.Errorf("field manager for %s: %w", res.Name, err)
 	}
-	r.fieldManagers[key] = fm
+	r.fieldManagers[key] = fieldManagerEntry{res: res, fm: fm}
 	return fm, nil
 }
 

@@ -52,7 +52,8 @@ type Registry struct {
 	cache    *informer.Cache
 
 	fieldManagersMu sync.Mutex
-	fieldManagers   map[string]fieldManager
+	fieldManagers   map[string]fieldManagerEntry
+	converters      typeConverters
 }
 
 // New checks cfg and creates the namespaces every cluster has (default,
@@ -62,7 +63,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, errors.New("new registry: Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
-		kinds: newKinds(), cache: cfg.Cache, fieldManagers: map[string]fieldManager{}}
+		kinds: newKinds(), cache: cfg.Cache, fieldManagers: map[string]fieldManagerEntry{}}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

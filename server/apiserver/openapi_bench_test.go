@@ -1,0 +1,40 @@
+package apiserver
+
+import (
+	"testing"
+
+	"github.com/bramble-edge/bramble/server/registry"
+)
+
+// BenchmarkOpenAPIBuild measures building a document on its first request
+// (decode the generated schemas, pick, encode, gzip), which the first
+// kubectl call after a start pays once:
+//
+//	go test -run '^$' -bench OpenAPIBuild -benchmem ./server/apiserver/
+func BenchmarkOpenAPIBuild(b *testing.B) {
+	kinds := registry.BuiltinKinds()
+	for _, gv := range []string{"api/v1", "apis/apps/v1"} {
+		b.Run(gv, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				docs, err := buildOpenAPI(kinds, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				gz, err := docs.docs[gv].get()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(gz))/1024, "KiB-gzip")
+			}
+		})
+	}
+	b.Run("v2-protobuf", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gz, err := buildOpenAPIV2(kinds, nil).protobuf.get()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(len(gz))/1024, "KiB-gzip")
+		}
+	})
+}
