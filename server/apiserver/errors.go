@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/server/auth"
@@ -55,8 +56,19 @@ func statusError(code int32, reason metav1.StatusReason, msg string) error {
 	return registry.StatusError(code, reason, msg)
 }
 
+// notFoundPath answers a path that names no resource, as upstream's
+// go-restful error handler does: a generic 404 whose details are present
+// but empty (kubectl reads details.name to tell a missing subresource from
+// a missing object).
 func notFoundPath() error {
-	return statusError(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource")
+	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "", "", 0, false)
+}
+
+// methodNotAllowedPath answers a method a path does not serve. Upstream
+// registers a route per served verb, so its router answers the others
+// with a generic 405 whose details are present but empty.
+func methodNotAllowedPath() error {
+	return apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false)
 }
 
 func badRequest(format string, args ...any) error { return registry.BadRequest(format, args...) }
@@ -75,10 +87,13 @@ func unauthorized(err error) error {
 	return apierrors.NewUnauthorized(fmt.Sprintf("Unauthorized: %v", err))
 }
 
+// forbidden refuses ri. On a non-resource path upstream's refusal names no
+// resource: its details are present but empty.
 func forbidden(ri *requestInfo, user *auth.User, err error) error {
 	if ri.res == nil {
-		return statusError(http.StatusForbidden, metav1.StatusReasonForbidden,
-			fmt.Sprintf("forbidden: User %q cannot %s path %q: %v", user.Name, ri.verb, ri.path, err))
+		se := apierrors.NewForbidden(schema.GroupResource{}, "", err)
+		se.ErrStatus.Message = fmt.Sprintf("forbidden: User %q cannot %s path %q: %v", user.Name, ri.verb, ri.path, err)
+		return se
 	}
 	return apierrors.NewForbidden(ri.res.GroupResource(), ri.name, err)
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kversion "k8s.io/apimachinery/pkg/version"
 
 	"github.com/bramble-edge/bramble/version"
@@ -35,15 +34,11 @@ func (a *API) publicHandler(path string) http.HandlerFunc {
 func (a *API) getOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			a.writeError(w, r, methodNotAllowedPath(r))
+			a.writeError(w, r, methodNotAllowedPath())
 			return
 		}
 		h(w, r)
 	}
-}
-
-func methodNotAllowedPath(r *http.Request) error {
-	return statusError(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, r.Method+" is not supported on "+r.URL.Path)
 }
 
 // serveReady answers ok when the datastore answers.
@@ -70,7 +65,7 @@ func serveVersion(w http.ResponseWriter, r *http.Request) {
 // serveNonResource answers discovery and OpenAPI paths.
 func (a *API) serveNonResource(w http.ResponseWriter, r *http.Request, ri *requestInfo) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		a.writeError(w, r, methodNotAllowedPath(r))
+		a.writeError(w, r, methodNotAllowedPath())
 		return
 	}
 	path := strings.TrimSuffix(ri.path, "/")

@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/server/auth"
 )
@@ -138,7 +135,7 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 		verb = pick(ri.res.Namespaced && ri.namespace == "", "", verb)
 	}
 	if verb == "" {
-		return "", methodNotAllowed(ri, method)
+		return "", methodNotAllowedPath()
 	}
 	return verb, nil
 }
@@ -161,14 +158,6 @@ func boolParam(q url.Values, name string) (bool, error) {
 		return false, badRequest("query parameter %s=%q: must be true or false", name, v)
 	}
 	return b, nil
-}
-
-func methodNotAllowed(ri *requestInfo, method string) error {
-	what := ri.res.Name
-	if ri.sub != "" {
-		what += "/" + ri.sub
-	}
-	return apierrors.NewMethodNotSupported(schema.GroupResource{Group: ri.res.Group, Resource: what}, method)
 }
 
 // handler serves one resource request. It returns an error only when it
@@ -201,7 +190,7 @@ func (a *API) dispatch(w http.ResponseWriter, r *http.Request, ri *requestInfo) 
 		h = subs[ri.verb]
 	}
 	if h == nil {
-		a.writeError(w, r, methodNotAllowed(ri, r.Method))
+		a.writeError(w, r, methodNotAllowedPath())
 		return
 	}
 	if err := a.negotiateResource(r, ri); err != nil {

@@ -36,6 +36,15 @@ func TooLarge(limit int64) error {
 	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the request body is larger than the server's limit of %d bytes", limit))
 }
 
+// unappliablePatch is the 422 for a patch that does not apply: upstream
+// answers it with a generic Status whose details are present but empty;
+// ours keeps the cause in the message.
+func unappliablePatch(err error) error {
+	se := apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", "", 0, false)
+	se.ErrStatus.Message = "the patch cannot be applied: " + err.Error()
+	return se
+}
+
 func invalid(res *api.Resource, name string, errs field.ErrorList) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: res.Group, Kind: res.Kind}, name, errs)
 }

@@ -130,7 +130,7 @@ func ApplyPatch(pt types.PatchType, original, patch []byte, schema runtime.Objec
 		if errors.As(err, &se) {
 			return nil, err
 		}
-		return nil, StatusError(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, "the patch cannot be applied: "+err.Error())
+		return nil, unappliablePatch(err)
 	}
 	if int64(len(out)) > limit {
 		return nil, TooLarge(limit)
