@@ -1,6 +1,6 @@
 //go:build !linux
 
-package agent
+package main
 
 // releaseStartupPages does nothing off Linux.
 func releaseStartupPages() (int64, error) { return 0, nil }

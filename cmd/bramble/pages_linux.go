@@ -1,8 +1,9 @@
-package agent
+package main
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,18 +11,28 @@ import (
 	"syscall"
 )
 
-// releaseStartupPages unmaps the clean, read-only pages of bramble's own
-// executable (code, and the read-only data holding type and function
-// tables) from this process. One binary carries the server, the API types
-// and the containerd client, and start-up (package initialisation, the
-// first sync) touches far more of it than an idle agent uses; the kernel
-// also maps neighbouring pages on every fault. The pages stay in the page
-// cache and fault back in when used, so what remains mapped after this is
-// the agent's working set. Only private mappings without write permission
-// and without a single anonymous (copied-on-write) page are released: their
-// pages are identical to the file. Relocated read-only data of a cgo binary
-// (RELRO: written by the dynamic linker, then made read-only) holds
-// anonymous pages and is left alone.
+// madvPageout is MADV_PAGEOUT (Linux 5.4), which package syscall lacks.
+const madvPageout = 21
+
+// releaseStartupPages gives back the clean, read-only pages of bramble's
+// own executable (code, and the read-only data holding type and function
+// tables). One binary carries the server, the agent and the containerd
+// client, and start-up touches far more of it than an idle process uses.
+// Worse, the kernel may cache the file in folios of up to 2 MiB and maps a
+// whole folio when one byte of it is touched, so the few bytes start-up read
+// keep most of the executable resident.
+//
+// For each such mapping: MADV_RANDOM, so that what faults back in comes one
+// page at a time instead of a read-ahead window or a whole large folio;
+// MADV_PAGEOUT, which drops the folios only this process maps from the page
+// cache (a folio dropped comes back as small pages); MADV_DONTNEED, which
+// unmaps the rest (folios another process also maps stay cached). What is
+// resident afterwards is what the process goes on using. Only private
+// mappings without write permission and without a single anonymous
+// (copied-on-write) page are released: their pages are identical to the
+// file. Relocated read-only data of a cgo binary (RELRO: written by the
+// dynamic linker, then made read-only) holds anonymous pages and is left
+// alone.
 func releaseStartupPages() (released int64, err error) {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
@@ -32,12 +43,28 @@ func releaseStartupPages() (released int64, err error) {
 		return 0, fmt.Errorf("release start-up pages: %w", err)
 	}
 	for _, m := range cleanReadOnlyMappings(smaps, exe) {
-		if err := madviseDontNeed(m[0], m[1]); err != nil {
+		if err := releaseMapping(m[0], m[1]); err != nil {
 			return released, fmt.Errorf("release start-up pages %x-%x: %w", m[0], m[1], err)
 		}
 		released += int64(m[1] - m[0])
 	}
 	return released, nil
+}
+
+// releaseMapping advises one mapping as releaseStartupPages describes. A
+// kernel older than 5.4 refuses MADV_PAGEOUT (EINVAL); the pages are then
+// only unmapped.
+func releaseMapping(start, end uintptr) error {
+	if err := madvise(start, end, syscall.MADV_RANDOM); err != nil {
+		return fmt.Errorf("MADV_RANDOM: %w", err)
+	}
+	if err := madvise(start, end, madvPageout); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("MADV_PAGEOUT: %w", err)
+	}
+	if err := madvise(start, end, syscall.MADV_DONTNEED); err != nil {
+		return fmt.Errorf("MADV_DONTNEED: %w", err)
+	}
+	return nil
 }
 
 // cleanReadOnlyMappings lists the [start, end) ranges of smaps entries that
@@ -99,8 +126,8 @@ func readOnlyMappingOf(line, path string) (start, end uintptr, ok bool) {
 	return uintptr(a), uintptr(b), true
 }
 
-func madviseDontNeed(start, end uintptr) error {
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
+func madvise(start, end uintptr, advice int) error {
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, uintptr(advice))
 	if errno != 0 {
 		return errno
 	}
