@@ -46,3 +46,18 @@ func copySynced(from, to string) error {
 	}
 	return f.Close()
 }
+
+// syncFile writes a file's dirty pages to disk: a process then runs from
+// clean pages, as from an installed binary, which the kernel can drop
+// from its cache when the process releases them.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}

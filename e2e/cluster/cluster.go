@@ -51,6 +51,9 @@ func Build(dir string, race bool) error {
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build %s: %w", cmd, err)
 		}
+		if err := syncFile(filepath.Join(dir, cmd)); err != nil {
+			return err
+		}
 	}
 	if _, err := exec.LookPath(KubectlPath); err != nil {
 		return fmt.Errorf("end-to-end tests need the real kubectl at %s: %w", KubectlPath, err)
