@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // madvPageout is MADV_PAGEOUT (Linux 5.4), which package syscall lacks.
@@ -26,8 +28,11 @@ const madvPageout = 21
 // page at a time instead of a read-ahead window or a whole large folio;
 // MADV_PAGEOUT, which drops the folios only this process maps from the page
 // cache (a folio dropped comes back as small pages); MADV_DONTNEED, which
-// unmaps the rest (folios another process also maps stay cached). What is
-// resident afterwards is what the process goes on using. Only private
+// unmaps the rest. Last, the executable's cached pages that no process maps
+// any more are dropped (POSIX_FADV_DONTNEED), which catches the folios
+// MADV_PAGEOUT passed over (one still on a CPU's list of new pages, say);
+// folios another process maps stay cached. What is resident afterwards is
+// what the process goes on using. Only private
 // mappings without write permission and without a single anonymous
 // (copied-on-write) page are released: their pages are identical to the
 // file. Relocated read-only data of a cgo binary (RELRO: written by the
@@ -48,7 +53,25 @@ func releaseStartupPages() (released int64, err error) {
 		}
 		released += int64(m[1] - m[0])
 	}
+	if err := dropUnmappedPages("/proc/self/exe"); err != nil {
+		return released, fmt.Errorf("release start-up pages: %w", err)
+	}
 	return released, nil
+}
+
+// dropUnmappedPages asks the kernel to drop the clean cached pages of file
+// path that no process maps. /proc/self/exe opens the running executable
+// even once an upgrade has replaced the file at its path.
+func dropUnmappedPages(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("fadvise %s: %w", path, err)
+	}
+	return nil
 }
 
 // releaseMapping advises one mapping as releaseStartupPages describes. A
