@@ -34,7 +34,7 @@ func newAgentCommand() *cobra.Command {
 			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.OnRunning = func(node string) { notifyReady(cfg.Logger, "joined as node "+node) }
 			tuneAgentMemory()
-			go releaseAfterStart(cmd.Context(), startupSettle, cfg.Logger)
+			go startupPageRelease(cfg.Logger).run(cmd.Context())
 			return agent.Run(cmd.Context(), cfg)
 		},
 	}

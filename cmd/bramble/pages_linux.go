@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -147,6 +148,15 @@ func readOnlyMappingOf(line, path string) (start, end uintptr, ok bool) {
 		return 0, 0, false
 	}
 	return uintptr(a), uintptr(b), true
+}
+
+// processCPU is the user and system CPU time this process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func madvise(start, end uintptr, advice int) error {
