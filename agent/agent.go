@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +81,6 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cl.Close()
 	a.status.setPublisher(cl)
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
-	a.goRun(func() { releaseAfterStart(ctx, startupSettle, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
 	return nil
@@ -218,24 +216,6 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 		}
 	}
 	return nc, nil
-}
-
-// startupSettle is how long after start the agent gives up the pages of its
-// executable that only start-up needed (see releaseStartupPages).
-const startupSettle = 30 * time.Second
-
-func releaseAfterStart(ctx context.Context, after time.Duration, logger *slog.Logger) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(after):
-	}
-	n, err := releaseStartupPages()
-	if err != nil {
-		logger.Warn("release start-up pages", "err", err)
-		return
-	}
-	logger.Debug("released start-up pages of the executable", "bytes", n)
 }
 
 // every runs fn every interval until ctx ends.

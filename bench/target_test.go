@@ -108,7 +108,13 @@ func (s *target) heartbeats() uint64 {
 // cpu is the user+system CPU time the server process used so far.
 func (s *target) cpu(b testing.TB) time.Duration {
 	b.Helper()
-	fields := strings.Fields(readProc(b, s.pid, "stat"))
+	return procCPU(b, s.pid)
+}
+
+// procCPU is the user+system CPU time process pid used so far.
+func procCPU(b testing.TB, pid int) time.Duration {
+	b.Helper()
+	fields := strings.Fields(readProc(b, pid, "stat"))
 	// Fields 14 and 15 (utime, stime) in clock ticks of 1/100 s; the
 	// command name (field 2) holds no spaces for our processes.
 	utime, _ := strconv.ParseInt(fields[13], 10, 64)

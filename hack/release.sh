@@ -53,7 +53,7 @@ build() {
   target "$arch"
   log "build $arch (GOARCH=$GOARCH${GOARM:+ GOARM=$GOARM}, CC=$CC)"
   CGO_ENABLED=1 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM CC=$CC go build -trimpath \
-    -tags netgo,osusergo,sqlite_omit_load_extension \
+    -tags netgo,osusergo,sqlite_omit_load_extension,no_dynamic_plugins \
     -ldflags "-s -w -X $MODULE/version.Version=$version -linkmode external -extldflags -static" \
     -o "$OUT_DIR/bramble-$arch" ./cmd/bramble
   CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM go build -trimpath -ldflags "-s -w" \

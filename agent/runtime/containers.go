@@ -153,7 +153,8 @@ func (c *Containerd) remove(ctx context.Context, ctr containerd.Container) error
 	return nil
 }
 
-// load returns one of this package's containers, or ErrNotFound.
+// load returns one of this package's containers, or ErrNotFound. Its
+// labels come with the container's record: one call to containerd.
 func (c *Containerd) load(ctx context.Context, id string) (containerd.Container, error) {
 	ctr, err := c.client.LoadContainer(ctx, id)
 	if errdefs.IsNotFound(err) {
@@ -162,11 +163,11 @@ func (c *Containerd) load(ctx context.Context, id string) (containerd.Container,
 	if err != nil {
 		return nil, fmt.Errorf("load container %s: %w", id, err)
 	}
-	labels, err := ctr.Labels(ctx)
+	info, err := ctr.Info(ctx, containerd.WithoutRefreshedMetadata)
 	if err != nil {
 		return nil, fmt.Errorf("container %s: labels: %w", id, err)
 	}
-	if labels[LabelManaged] != "true" {
+	if info.Labels[LabelManaged] != "true" {
 		return nil, fmt.Errorf("container %s is not managed by bramble: %w", id, ErrNotFound)
 	}
 	return ctr, nil

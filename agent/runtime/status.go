@@ -9,8 +9,11 @@ import (
 	v1stats "github.com/containerd/cgroups/v3/cgroup1/stats"
 	v2stats "github.com/containerd/cgroups/v3/cgroup2/stats"
 	"github.com/containerd/containerd"
+	"github.com/containerd/containerd/api/services/tasks/v1"
+	"github.com/containerd/containerd/api/types/task"
 	"github.com/containerd/containerd/containers"
 	"github.com/containerd/containerd/errdefs"
+	"github.com/containerd/containerd/protobuf"
 	"github.com/containerd/typeurl/v2"
 )
 
@@ -52,36 +55,48 @@ func (c *Containerd) ListContainers(ctx context.Context) ([]ContainerStatus, err
 	return out, nil
 }
 
-// status combines the container's labels with its task's state.
+// status combines the container's labels with its task's state, read in
+// one call to containerd's task service (pod workers ask every second).
 func (c *Containerd) status(ctx context.Context, ctr containerd.Container, info containers.Container) (ContainerStatus, error) {
 	st := statusFromInfo(info)
-	task, err := ctr.Task(ctx, nil)
+	resp, err := c.client.TaskService().Get(ctx, &tasks.GetRequest{ContainerID: ctr.ID()})
+	err = errdefs.FromGRPC(err)
 	if errdefs.IsNotFound(err) {
 		st.State = StateCreated
 		return st, nil
 	}
 	if err != nil {
-		return st, fmt.Errorf("container %s: load task: %w", ctr.ID(), err)
-	}
-	ts, err := task.Status(ctx)
-	if err != nil {
 		return st, fmt.Errorf("container %s: task status: %w", ctr.ID(), err)
 	}
-	st.Pid = task.Pid()
-	switch ts.Status {
-	case containerd.Running, containerd.Paused, containerd.Pausing:
+	p := resp.Process
+	st.Pid = p.Pid
+	switch p.Status {
+	case task.Status_RUNNING, task.Status_PAUSED, task.Status_PAUSING:
 		st.State = StateRunning
-	case containerd.Created:
+	case task.Status_CREATED:
 		st.State = StateCreated
-	case containerd.Stopped:
-		st.State, st.ExitCode, st.FinishedAt = StateExited, int(ts.ExitStatus), ts.ExitTime
-		if st.OOMKilled, err = oomKilled(ctx, task); err != nil {
+	case task.Status_STOPPED:
+		st.State, st.ExitCode, st.FinishedAt = StateExited, int(p.ExitStatus), protobuf.FromTimestamp(p.ExitedAt)
+		if st.OOMKilled, err = c.stoppedByOOM(ctx, ctr); err != nil {
 			return st, fmt.Errorf("container %s: %w", ctr.ID(), err)
 		}
 	default:
 		st.State = StateUnknown
 	}
 	return st, nil
+}
+
+// stoppedByOOM tells whether the kernel's OOM killer ended the stopped task
+// of ctr; a task deleted meanwhile tells nothing.
+func (c *Containerd) stoppedByOOM(ctx context.Context, ctr containerd.Container) (bool, error) {
+	t, err := ctr.Task(ctx, nil)
+	if errdefs.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("load task: %w", err)
+	}
+	return oomKilled(ctx, t)
 }
 
 func statusFromInfo(info containers.Container) ContainerStatus {
@@ -110,8 +125,8 @@ func statusFromInfo(info containers.Container) ContainerStatus {
 // memory cgroup, from the shim's metrics of the stopped (not yet deleted)
 // task: memory.oom_control's oom_kill on cgroup v1, memory.events' oom_kill
 // on v2.
-func oomKilled(ctx context.Context, task containerd.Task) (bool, error) {
-	m, err := task.Metrics(ctx)
+func oomKilled(ctx context.Context, t containerd.Task) (bool, error) {
+	m, err := t.Metrics(ctx)
 	if errdefs.IsNotFound(err) {
 		return false, nil // the cgroup is gone; nothing left to tell
 	}

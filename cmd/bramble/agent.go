@@ -33,6 +33,8 @@ func newAgentCommand() *cobra.Command {
 			}
 			cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.OnRunning = func(node string) { notifyReady(cfg.Logger, "joined as node "+node) }
+			tuneAgentMemory()
+			go startupPageRelease(cfg.Logger).run(cmd.Context())
 			return agent.Run(cmd.Context(), cfg)
 		},
 	}

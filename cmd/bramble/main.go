@@ -24,6 +24,7 @@ func main() {
 		}
 		return
 	}
+	stopMemoryProfiling()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := &cobra.Command{

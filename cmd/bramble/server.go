@@ -86,6 +86,7 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 		return err
 	}
 	notifyReady(cfg.Logger, "serving "+s.URL)
+	go startupPageRelease(cfg.Logger).run(ctx)
 	agentErr := make(chan error, 1)
 	actx, stopAgent := context.WithCancel(ctx)
 	if !cfg.DisableAgent {

@@ -103,9 +103,16 @@ func agentDataDir(t testing.TB) string {
 // (--token, --node-name...). A data race it reports fails the test.
 func StartAgent(t testing.TB, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
 	t.Helper()
+	return StartAgentFrom(t, Bin, s, d, ns, extra...)
+}
+
+// StartAgentFrom is StartAgent running the bramble binary at bin (see
+// CopyBinaries).
+func StartAgentFrom(t testing.TB, bin string, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
+	t.Helper()
 	dataDir := agentDataDir(t)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
-	a.start(t, exec.Command(Bin, append(agentArgs(s, d, dataDir, ns), extra...)...))
+	a.start(t, exec.Command(bin, append(agentArgs(s, d, dataDir, ns), extra...)...))
 	t.Cleanup(func() {
 		select {
 		case <-a.done:
@@ -144,7 +151,7 @@ func (a *Agent) Restart(t testing.TB) {
 			break
 		}
 	}
-	a.start(t, exec.Command(Bin, args...))
+	a.start(t, exec.Command(a.cmd.Path, args...))
 }
 
 // Stop sends SIGTERM and wants a clean exit.
@@ -177,6 +184,9 @@ func TaskPID(t testing.TB, d *runtimetest.Daemon, ns, name string) int {
 	t.Fatalf("no running task for %q in namespace %s", name, ns)
 	return 0
 }
+
+// Bin is the path of the bramble binary the agent runs.
+func (a *Agent) Bin() string { return a.cmd.Path }
 
 // PID of the running agent process.
 func (a *Agent) PID() int { return a.cmd.Process.Pid }

@@ -37,7 +37,8 @@ func Build(dir string, race bool) error {
 	// bramble-log goes beside bramble, where the agent looks for its
 	// small log driver, as hack/setup.sh and install.sh put it.
 	for _, cmd := range []string{"bramble", "bramble-log"} {
-		args := []string{"build", "-o", filepath.Join(dir, cmd)}
+		// The tag as hack/setup.sh and the release builds give it.
+		args := []string{"build", "-tags=no_dynamic_plugins", "-o", filepath.Join(dir, cmd)}
 		if race {
 			args = append(args, "-race")
 		} else {
@@ -50,6 +51,9 @@ func Build(dir string, race bool) error {
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build %s: %w", cmd, err)
+		}
+		if err := syncFile(filepath.Join(dir, cmd)); err != nil {
+			return err
 		}
 	}
 	if _, err := exec.LookPath(KubectlPath); err != nil {

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package agent
-
-// releaseStartupPages does nothing off Linux.
-func releaseStartupPages() (int64, error) { return 0, nil }
