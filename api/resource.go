@@ -197,3 +197,13 @@ func GroupVersions() []schema.GroupVersion {
 	})
 	return out
 }
+
+// MustLookup is Lookup for resources the caller knows are built in; it
+// panics (at package initialisation, where it is used) when one is not.
+func MustLookup(group, version, name string) *Resource {
+	r, ok := Lookup(group, version, name)
+	if !ok {
+		panic("api has no resource " + group + "/" + version + " " + name)
+	}
+	return r
+}

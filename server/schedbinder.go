@@ -26,15 +26,7 @@ type schedulerBinder struct {
 
 var _ scheduler.Binder = (*schedulerBinder)(nil)
 
-var podsResource = mustLookup("", "v1", "pods")
-
-func mustLookup(group, version, name string) *api.Resource {
-	r, ok := api.Lookup(group, version, name)
-	if !ok {
-		panic(fmt.Sprintf("api has no %s/%s %s", group, version, name))
-	}
-	return r
-}
+var podsResource = api.MustLookup("", "v1", "pods")
 
 // Bind assigns pod to node; a pod whose UID changed (deleted and made
 // again) gives a conflict.

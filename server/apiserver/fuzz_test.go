@@ -36,7 +36,7 @@ func FuzzDecodeBody(f *testing.F) {
 	f.Add("text/plain; charset=utf-8", []byte("hello"), "Warn")
 	f.Add("", []byte(`{"kind":"ConfigMap","apiVersion":"v1","data":{"a":1}}`), "Strict")
 	f.Fuzz(func(t *testing.T, contentType string, body []byte, validation string) {
-		for _, res := range []*api.Resource{mustLookup("", "v1", "configmaps"), mustLookup("apps", "v1", "deployments"), mustLookup("", "v1", "namespaces")} {
+		for _, res := range []*api.Resource{api.MustLookup("", "v1", "configmaps"), api.MustLookup("apps", "v1", "deployments"), api.MustLookup("", "v1", "namespaces")} {
 			obj, _, err := decodeBody(res, contentType, body, validation)
 			requireStatus(t, err)
 			if err == nil && obj == nil {
@@ -78,7 +78,7 @@ func FuzzParseResourceVersion(f *testing.F) {
 			t.Fatalf("parseResourceVersion(%q) = %d, want non-negative", s, n)
 		}
 		q := url.Values{"resourceVersion": {s}, "resourceVersionMatch": {"NotOlderThan"}, "limit": {s}, "timeoutSeconds": {s}}
-		_, err = parseListQuery(mustLookup("", "v1", "configmaps"), q)
+		_, err = parseListQuery(api.MustLookup("", "v1", "configmaps"), q)
 		requireStatus(t, err)
 	})
 }

@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"fmt"
-
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/registry"
@@ -10,17 +8,9 @@ import (
 
 // Resources the API itself reads.
 var (
-	podsResource    = mustLookup("", "v1", "pods")
-	secretsResource = mustLookup("", "v1", "secrets")
+	podsResource    = api.MustLookup("", "v1", "pods")
+	secretsResource = api.MustLookup("", "v1", "secrets")
 )
-
-func mustLookup(group, version, name string) *api.Resource {
-	r, ok := api.Lookup(group, version, name)
-	if !ok {
-		panic(fmt.Sprintf("api has no %s/%s %s", group, version, name))
-	}
-	return r
-}
 
 func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error) {
 	return registry.DecodeStored(res, kv)

@@ -12,19 +12,11 @@ import (
 
 // secrets is the Secret resource: where Secrets are kept in the datastore
 // and how they are encoded, the same as the API server's.
-var secrets = mustLookup("", "v1", "secrets")
+var secrets = api.MustLookup("", "v1", "secrets")
 
 // nodes is the Node resource: a node's certificate record notes whether
 // its Node exists.
-var nodes = mustLookup("", "v1", "nodes")
-
-func mustLookup(group, version, name string) *api.Resource {
-	r, ok := api.Lookup(group, version, name)
-	if !ok {
-		panic(fmt.Sprintf("api registry has no %s/%s %s", group, version, name))
-	}
-	return r
-}
+var nodes = api.MustLookup("", "v1", "nodes")
 
 // getSecret reads one Secret; datastore.ErrNotFound (wrapped) when absent.
 func getSecret(ctx context.Context, store datastore.Store, namespace, name string) (*corev1.Secret, error) {

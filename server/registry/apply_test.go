@@ -43,7 +43,7 @@ func images(obj api.Object) map[string]string {
 // change to the other's is a conflict naming its manager.
 func TestApplyMergesContainersByName(t *testing.T) {
 	r := newTestRegistry(t)
-	deploys := mustLookup("apps", "v1", "deployments")
+	deploys := api.MustLookup("apps", "v1", "deployments")
 	if _, err := applyAs(t, r, deploys, "team-a", deployApplying("a", "nginx:1"), false); err != nil {
 		t.Fatal(err)
 	}

@@ -15,17 +15,9 @@ import (
 
 // Resources the registry itself reads and writes.
 var (
-	namespacesResource = mustLookup("", "v1", "namespaces")
-	podsResource       = mustLookup("", "v1", "pods")
+	namespacesResource = api.MustLookup("", "v1", "namespaces")
+	podsResource       = api.MustLookup("", "v1", "pods")
 )
-
-func mustLookup(group, version, name string) *api.Resource {
-	r, ok := api.Lookup(group, version, name)
-	if !ok {
-		panic(fmt.Sprintf("api registry has no %s/%s %s", group, version, name))
-	}
-	return r
-}
 
 // maxGenerateNameAttempts bounds retries when a generated name is taken.
 const maxGenerateNameAttempts = 5

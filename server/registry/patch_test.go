@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // requireStatus fails unless err is nil or an API status error with a 4xx
@@ -33,7 +35,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(string(types.JSONPatchType), []byte(`[{"op":"copy","from":"","path":"/x"},{"op":"copy","from":"","path":"/y"}]`))
 	f.Add(string(types.ApplyPatchType), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"))
 	original := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"default"},"data":{"a":"1"}}`)
-	cms := mustLookup("", "v1", "configmaps")
+	cms := api.MustLookup("", "v1", "configmaps")
 	f.Fuzz(func(t *testing.T, mt string, patch []byte) {
 		if mt == string(types.ApplyPatchType) {
 			_, _, err := decodeApplyPatch(cms, "default", "x", patch, WriteOptions{FieldValidation: ValidationStrict})
