@@ -32,6 +32,10 @@ func Default(obj Object) {
 		defaultDaemonSet(o)
 	case *batchv1.Job:
 		defaultJob(o)
+	default:
+		if k := rulesOf(obj); k != nil && k.Default != nil {
+			k.Default(obj)
+		}
 	}
 }
 

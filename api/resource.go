@@ -44,6 +44,11 @@ type Resource struct {
 	// Built-in kinds take theirs from api/openapi (generated from the Go
 	// types) and leave it nil.
 	Schema []byte
+	// StoredOnly, when set, says what bramble does not yet do with the
+	// kind's objects (they are stored, validated and served, but nothing
+	// acts on them, or acts on only part of them). Clients creating one
+	// get it as a Warning header; docs/API.md says the same.
+	StoredOnly string
 
 	newObject func() Object
 	newList   func() runtime.Object

@@ -65,6 +65,10 @@ func FieldSet(r *Resource, obj Object) fields.Set {
 		set["status.replicas"] = strconv.Itoa(int(o.Status.Replicas))
 	case *batchv1.Job:
 		set["status.successful"] = strconv.Itoa(int(o.Status.Succeeded))
+	default:
+		if k := rulesOf(obj); k != nil && k.Fields != nil {
+			k.Fields(obj, set)
+		}
 	}
 	return set
 }

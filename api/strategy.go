@@ -49,6 +49,9 @@ func PrepareForCreate(r *Resource, obj Object) {
 		if r.HasSubresource("status") {
 			resetField(obj, "Status")
 		}
+		if k := rulesOf(obj); k != nil && k.PrepareCreate != nil {
+			k.PrepareCreate(obj)
+		}
 	}
 }
 

@@ -46,6 +46,9 @@ func nameFunc(r *Resource) apivalidation.ValidateNameFunc {
 	if r.Kind == "Namespace" {
 		return apivalidation.NameIsDNSLabel
 	}
+	if k := rulesOf(r.New()); k != nil && k.Name != nil {
+		return k.Name
+	}
 	return apivalidation.NameIsDNSSubdomain
 }
 
@@ -78,6 +81,9 @@ func validateKind(obj Object) field.ErrorList {
 	case *coordinationv1.Lease:
 		return validateLease(o)
 	}
+	if k := rulesOf(obj); k != nil && k.Validate != nil {
+		return k.Validate(obj)
+	}
 	return nil
 }
 
@@ -98,6 +104,9 @@ func validateKindUpdate(obj, old Object) field.ErrorList {
 		return immutableSelector(o.Spec.Selector, old.(*appsv1.DaemonSet).Spec.Selector)
 	case *batchv1.Job:
 		return validateJobUpdate(o, old.(*batchv1.Job))
+	}
+	if k := rulesOf(obj); k != nil && k.ValidateUpdate != nil {
+		return k.ValidateUpdate(obj, old)
 	}
 	return nil
 }

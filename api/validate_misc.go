@@ -174,6 +174,10 @@ func validateStatus(obj Object) field.ErrorList {
 	case *batchv1.Job:
 		s := &o.Status
 		counts = map[string]int32{"active": s.Active, "succeeded": s.Succeeded, "failed": s.Failed}
+	default:
+		if k := rulesOf(obj); k != nil && k.ValidateStatus != nil {
+			return k.ValidateStatus(obj)
+		}
 	}
 	var errs field.ErrorList
 	for _, name := range sets.List(sets.KeySet(counts)) {

@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"net/http"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // create answers POST on a collection.
@@ -17,10 +19,19 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, ri *requestInfo) er
 			return err
 		}
 	}
-	addWarnings(w, warnings)
+	addWarnings(w, append(warnings, storedOnlyWarnings(ri.res)...))
 	created, err := a.reg.Create(r.Context(), ri.res, ri.namespace, obj, opts)
 	if err != nil {
 		return err
 	}
 	return a.writeObject(w, ri, http.StatusCreated, created)
+}
+
+// storedOnlyWarnings tells a client creating an object of a kind bramble
+// only stores (api.Resource.StoredOnly) what does not happen yet.
+func storedOnlyWarnings(res *api.Resource) []string {
+	if res.StoredOnly == "" {
+		return nil
+	}
+	return []string{res.GroupResource().String() + " are stored only: " + res.StoredOnly + " (see docs/API.md)"}
 }

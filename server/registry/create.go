@@ -36,14 +36,16 @@ func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj
 	generate := obj.GetName() == "" && obj.GetGenerateName() != ""
 	for attempt := 1; ; attempt++ {
 		cand := candidate(obj, generate)
-		if err := r.admitCreate(res, cand); err != nil || opts.DryRun {
+		if err := r.admitCreate(res, cand); err != nil {
 			return cand, err
 		}
-		data, err := encodeStored(cand)
-		if err != nil {
-			return nil, err
+		release, err := r.runAdmitters(ctx, &Attributes{Resource: res, Object: cand, DryRun: opts.DryRun})
+		if err != nil || opts.DryRun {
+			release(false)
+			return cand, err
 		}
-		rev, err := r.store.Create(ctx, res.Key(cand.GetNamespace(), cand.GetName()), data)
+		rev, err := r.storeCreate(ctx, res, cand)
+		release(err == nil)
 		if errors.Is(err, datastore.ErrKeyExists) && generate && attempt < maxGenerateNameAttempts {
 			continue
 		}
@@ -53,6 +55,15 @@ func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj
 		cand.SetResourceVersion(FormatResourceVersion(rev))
 		return cand, nil
 	}
+}
+
+// storeCreate writes a new, admitted object.
+func (r *Registry) storeCreate(ctx context.Context, res *api.Resource, obj api.Object) (int64, error) {
+	data, err := encodeStored(obj)
+	if err != nil {
+		return 0, err
+	}
+	return r.store.Create(ctx, res.Key(obj.GetNamespace(), obj.GetName()), data)
 }
 
 // candidate is obj itself, or a copy with a freshly generated name.

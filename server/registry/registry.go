@@ -51,6 +51,8 @@ type Registry struct {
 	kinds    *Kinds
 	cache    *informer.Cache
 
+	admitters []Admitter
+
 	fieldManagersMu sync.Mutex
 	fieldManagers   map[string]fieldManagerEntry
 	converters      typeConverters

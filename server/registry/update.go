@@ -76,12 +76,21 @@ func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
 			return nil, err
 		}
 		next.SetResourceVersion(cur.GetResourceVersion()) // unconditional updates write over cur
+		release := func(bool) {}
 		if admit != nil {
 			if err := admit(next, cur); err != nil {
 				return nil, err
 			}
 		}
+		if admit != nil && m.admit == nil {
+			release, err = r.runAdmitters(ctx, &Attributes{Resource: m.Resource, Subresource: m.Subresource,
+				Object: next, Old: cur, DryRun: m.DryRun})
+			if err != nil {
+				return nil, err
+			}
+		}
 		out, err := r.storeUpdate(ctx, m, next, kv)
+		release(err == nil && !m.DryRun)
 		if errors.Is(err, datastore.ErrConflict) && attempt < maxUpdateAttempts {
 			continue
 		}

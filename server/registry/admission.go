@@ -1,0 +1,64 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// Attributes describe one write to the admission plugins.
+type Attributes struct {
+	Resource    *api.Resource
+	Subresource string // "" or "status"
+	// Object is the object about to be stored, already defaulted and
+	// validated by its kind's strategy. A plugin may change it (a
+	// LimitRange's defaults, a priority, an allocated ClusterIP).
+	Object api.Object
+	// Old is the stored object on an update, nil on a create.
+	Old    api.Object
+	DryRun bool
+}
+
+// Create reports whether the write creates a new object.
+func (a *Attributes) Create() bool { return a.Old == nil }
+
+// Admitter is admission that looks beyond the object written: quotas,
+// limit ranges, priorities, service accounts, address and port
+// allocation. Admit runs after the kind's strategy and before the store
+// write, for every caller of the registry (the registry's own writes of
+// bindings and deletion marks excepted). An error refuses the write; it
+// should be an API status error (see errors.go). A non-nil release is
+// called exactly once when the write is over, with whether it was stored,
+// so that a plugin can give back what it reserved for a write that failed.
+type Admitter interface {
+	Admit(ctx context.Context, a *Attributes) (release func(stored bool), err error)
+}
+
+// Use adds admission plugins, run in the order added. Call it before the
+// registry serves writes.
+func (r *Registry) Use(plugins ...Admitter) {
+	r.admitters = append(r.admitters, plugins...)
+}
+
+// runAdmitters runs every plugin on a; the returned release (never nil)
+// releases what each of them reserved. When one refuses, what the earlier
+// ones reserved is released at once.
+func (r *Registry) runAdmitters(ctx context.Context, a *Attributes) (func(stored bool), error) {
+	var releases []func(bool)
+	releaseAll := func(stored bool) {
+		for _, rel := range releases {
+			rel(stored)
+		}
+	}
+	for _, p := range r.admitters {
+		rel, err := p.Admit(ctx, a)
+		if err != nil {
+			releaseAll(false)
+			return func(bool) {}, err
+		}
+		if rel != nil {
+			releases = append(releases, rel)
+		}
+	}
+	return releaseAll, nil
+}
