@@ -32,6 +32,7 @@ var manifests = map[string]string{
 		"template":{"metadata":{"labels":{"app":"agent"}},"spec":{"containers":[{"name":"a","image":"busybox"}]}}}}`,
 	"jobs": `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"NAME"},
 		"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"j","image":"busybox"}]}}}}`,
+	"serviceaccounts": `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"NAME"}}`,
 	"leases": `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"NAME"},
 		"spec":{"holderIdentity":"bramble-1","leaseDurationSeconds":15}}`,
 }
