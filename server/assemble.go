@@ -12,6 +12,7 @@ import (
 	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/scheduler"
+	"github.com/bramble-edge/bramble/server/admission"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
@@ -47,6 +48,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	s.startCache(bg)
 	var err error
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
+		return nil, err
+	}
+	if err := admission.InstallPolicy(bg, s.Registry); err != nil {
 		return nil, err
 	}
 	s.Client = s.Registry.Client()

@@ -14,6 +14,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
 	"github.com/bramble-edge/bramble/controllers/replicaset"
+	"github.com/bramble-edge/bramble/controllers/resourcequota"
 )
 
 // runner is one controller as the manager sees it.
@@ -45,6 +46,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"job", job.New(d), 5},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
+		{"resourcequota", resourcequota.New(d), 2},
 	}
 	return m, nil
 }

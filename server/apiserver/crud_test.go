@@ -35,6 +35,13 @@ var manifests = map[string]string{
 	"serviceaccounts": `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"NAME"}}`,
 	"leases": `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"NAME"},
 		"spec":{"holderIdentity":"bramble-1","leaseDurationSeconds":15}}`,
+	"resourcequotas": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"NAME"},"spec":{"hard":{"pods":"10"}}}`,
+	"limitranges": `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"NAME"},
+		"spec":{"limits":[{"type":"Container","max":{"cpu":"64"}}]}}`,
+	"priorityclasses": `{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"NAME"},"value":100}`,
+	"runtimeclasses":  `{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"NAME"},"handler":"runc"}`,
+	"poddisruptionbudgets": `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"NAME"},
+		"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`,
 }
 
 func manifest(t testing.TB, res, name string) string {

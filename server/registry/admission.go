@@ -62,3 +62,22 @@ func (r *Registry) runAdmitters(ctx context.Context, a *Attributes) (func(stored
 	}
 	return releaseAll, nil
 }
+
+// DeleteAdmitter is a plugin that may also refuse a delete (the system
+// priority classes may not be deleted, for example). A plugin added with
+// Use that implements it is asked before every delete.
+type DeleteAdmitter interface {
+	AdmitDelete(ctx context.Context, res *api.Resource, obj api.Object) error
+}
+
+// admitDelete asks the plugins that judge deletes about obj.
+func (r *Registry) admitDelete(ctx context.Context, res *api.Resource, obj api.Object) error {
+	for _, p := range r.admitters {
+		if d, ok := p.(DeleteAdmitter); ok {
+			if err := d.AdmitDelete(ctx, res, obj); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -65,6 +65,9 @@ func (r *Registry) removeObject(ctx context.Context, res *api.Resource, ns, name
 		if err := checkDeletePreconditions(res, cur, opts.Preconditions); err != nil {
 			return nil, err
 		}
+		if err := r.admitDelete(ctx, res, cur); err != nil {
+			return nil, err
+		}
 		var out api.Object
 		if fins := deletionFinalizers(cur, opts); len(fins) > 0 {
 			out, err = r.markDeleting(ctx, cur, kv, fins, opts.DryRun)

@@ -1,0 +1,101 @@
+package admission
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/server/registry"
+)
+
+// newRegistry is the real registry on a SQLite store in a temporary
+// folder, with the policy plugins installed.
+func newRegistry(t testing.TB) (*registry.Registry, *registry.Client) {
+	t.Helper()
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"),
+		datastore.SQLiteConfig{Logger: quiet, CompactInterval: -1})
+	if err != nil {
+		t.Fatalf("open datastore: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	reg, err := registry.New(ctx, registry.Config{Store: store, Log: quiet})
+	if err != nil {
+		t.Fatalf("registry.New: %v", err)
+	}
+	if err := InstallPolicy(ctx, reg); err != nil {
+		t.Fatalf("InstallPolicy: %v", err)
+	}
+	return reg, reg.Client()
+}
+
+// pod is a one-container pod; resources alternate name, quantity for
+// requests ("requests.cpu", "100m") and limits ("limits.cpu", "1").
+func pod(name string, resources ...string) *corev1.Pod {
+	c := corev1.Container{Name: "app", Image: "busybox"}
+	for i := 0; i+1 < len(resources); i += 2 {
+		q := resource.MustParse(resources[i+1])
+		switch kind, res := splitResource(resources[i]); kind {
+		case "requests":
+			if c.Resources.Requests == nil {
+				c.Resources.Requests = corev1.ResourceList{}
+			}
+			c.Resources.Requests[res] = q
+		case "limits":
+			if c.Resources.Limits == nil {
+				c.Resources.Limits = corev1.ResourceList{}
+			}
+			c.Resources.Limits[res] = q
+		}
+	}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{c}}}
+}
+
+func splitResource(s string) (string, corev1.ResourceName) {
+	for i := range s {
+		if s[i] == '.' {
+			return s[:i], corev1.ResourceName(s[i+1:])
+		}
+	}
+	return s, ""
+}
+
+// hard is a ResourceList from name, quantity pairs.
+func hard(pairs ...string) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+	}
+	return out
+}
+
+func mustCreate(t testing.TB, c *registry.Client, obj api.Object) api.Object {
+	t.Helper()
+	got, err := c.Create(context.Background(), obj)
+	if err != nil {
+		t.Fatalf("create %s: %v", obj.GetName(), err)
+	}
+	return got
+}
+
+func wantError(t testing.TB, err error, want string) {
+	t.Helper()
+	if err == nil || err.Error() != want {
+		t.Fatalf("got error %v, want %q", err, want)
+	}
+}
+
+var (
+	podsRes         = api.MustLookup("", "v1", "pods")
+	listAll = registry.ListOptions{}
+)
