@@ -96,6 +96,6 @@ func wantError(t testing.TB, err error, want string) {
 }
 
 var (
-	podsRes         = api.MustLookup("", "v1", "pods")
+	podsRes = api.MustLookup("", "v1", "pods")
 	listAll = registry.ListOptions{}
 )
