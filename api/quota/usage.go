@@ -25,13 +25,14 @@ func CountName(res *api.Resource) corev1.ResourceName {
 // figures of the kinds upstream quotas by name (pods, services, claims,
 // secrets, config maps, quotas).
 func Usage(res *api.Resource, obj api.Object, now time.Time) corev1.ResourceList {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		return PodUsage(pod, now) // with count/pods
+	}
 	out := corev1.ResourceList{CountName(res): one}
 	if res.Group != "" {
 		return out
 	}
 	switch o := obj.(type) {
-	case *corev1.Pod:
-		add(out, PodUsage(o, now))
 	case *corev1.Service:
 		add(out, serviceUsage(o))
 	case *corev1.PersistentVolumeClaim:

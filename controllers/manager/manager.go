@@ -10,6 +10,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
+	"github.com/bramble-edge/bramble/controllers/disruption"
 	"github.com/bramble-edge/bramble/controllers/gc"
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
@@ -47,6 +48,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
 		{"resourcequota", resourcequota.New(d), 2},
+		{"disruption", disruption.New(d), 2},
 	}
 	return m, nil
 }
