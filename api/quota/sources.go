@@ -64,15 +64,23 @@ func BuiltIn(gr schema.GroupResource) (*api.Resource, bool) {
 	return nil, false
 }
 
+// UsageFunc is what one object of res uses: Usage, or a memo of it.
+type UsageFunc func(res *api.Resource, obj api.Object) corev1.ResourceList
+
+// At is Usage at the time now.
+func At(now time.Time) UsageFunc {
+	return func(res *api.Resource, obj api.Object) corev1.ResourceList { return Usage(res, obj, now) }
+}
+
 // Used sums what objects use of q's hard limits: objects lists a
 // collection's objects in q's namespace; those q's scopes leave out do
 // not count.
-func Used(q *corev1.ResourceQuota, sources []*api.Resource, objects func(*api.Resource) []api.Object, now time.Time) corev1.ResourceList {
+func Used(q *corev1.ResourceQuota, sources []*api.Resource, objects func(*api.Resource) []api.Object, usage UsageFunc) corev1.ResourceList {
 	used := Zero(q.Spec.Hard)
 	for _, res := range sources {
 		for _, obj := range objects(res) {
 			if Matches(q, obj) {
-				add(used, Limited(q.Spec.Hard, Usage(res, obj, now)))
+				add(used, Limited(q.Spec.Hard, usage(res, obj)))
 			}
 		}
 	}

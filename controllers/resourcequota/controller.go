@@ -102,7 +102,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	q := obj.(*corev1.ResourceQuota)
 	objects := func(res *api.Resource) []api.Object { return c.informer(res).List(ns, nil) }
-	used := quota.Used(q, quota.Sources(q.Spec.Hard, quota.BuiltIn), objects, c.now())
+	used := quota.Used(q, quota.Sources(q.Spec.Hard, quota.BuiltIn), objects, quota.At(c.now()))
 	if equality.Semantic.DeepEqual(q.Status.Hard, q.Spec.Hard) && equality.Semantic.DeepEqual(q.Status.Used, used) {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -148,4 +149,23 @@ func benchRegistry(b *testing.B, policy bool) *registry.Registry {
 		}
 	}
 	return reg
+}
+
+// BenchmarkCreateConfigMapsParallel: 32 writers at once, without and with
+// the plugins (every namespaced create asks for the namespace's quotas).
+func BenchmarkCreateConfigMapsParallel(b *testing.B) {
+	for _, mode := range []string{"plain", "plugins"} {
+		b.Run(mode, func(b *testing.B) {
+			c := benchRegistry(b, mode == "plugins").Client()
+			var n atomic.Int64
+			b.SetParallelism(16)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", n.Add(1)), Namespace: "default"}}
+					mustCreate(b, c, cm)
+				}
+			})
+		})
+	}
 }

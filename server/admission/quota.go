@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,10 +34,19 @@ type Quota struct {
 	nss map[string]*nsQuota
 }
 
-// nsQuota is one namespace's admission lock and in-flight creates.
+// nsQuota is one namespace's admission lock, its in-flight creates and
+// the usage of its stored objects, remembered by resourceVersion.
 type nsQuota struct {
 	mu       sync.Mutex
 	inFlight map[string]inFlight // by storage key
+	memo     map[string]memoEntry
+	round    uint64 // counts checks; entries not seen in the last one go
+}
+
+type memoEntry struct {
+	rv    string
+	usage corev1.ResourceList
+	round uint64
 }
 
 type inFlight struct {
@@ -69,13 +79,16 @@ func (p *Quota) Admit(ctx context.Context, a *registry.Attributes) (func(bool), 
 	st := p.namespace(ns)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.round++
+	defer st.forget()
 	for _, q := range relevant {
 		if err := p.check(ctx, a, q, st); err != nil {
 			return nil, err
 		}
 	}
 	key := a.Resource.Key(ns, a.Object.GetName())
-	st.inFlight[key] = inFlight{res: a.Resource, obj: a.Object}
+	// a copy: the writer goes on setting the object's metadata
+	st.inFlight[key] = inFlight{res: a.Resource, obj: a.Object.DeepCopyObject().(api.Object)}
 	return func(bool) {
 		st.mu.Lock()
 		delete(st.inFlight, key)
@@ -88,7 +101,7 @@ func (p *Quota) namespace(ns string) *nsQuota {
 	defer p.mu.Unlock()
 	st, ok := p.nss[ns]
 	if !ok {
-		st = &nsQuota{inFlight: map[string]inFlight{}}
+		st = &nsQuota{inFlight: map[string]inFlight{}, memo: map[string]memoEntry{}}
 		p.nss[ns] = st
 	}
 	return st
@@ -168,11 +181,39 @@ func (p *Quota) used(ctx context.Context, q *corev1.ResourceQuota, st *nsQuota) 
 		}
 		return out
 	}
-	used := quota.Used(q, quota.Sources(q.Spec.Hard, p.lookup), objects, p.reg.Now())
+	used := quota.Used(q, quota.Sources(q.Spec.Hard, p.lookup), objects, st.usage(p.reg.Now()))
 	if listErr != nil {
 		return nil, fmt.Errorf("quota %s usage: %w", q.Name, listErr)
 	}
 	return used, nil
+}
+
+// usage is quota.Usage, remembered per stored object and resourceVersion
+// (a pod being deleted is recomputed: its grace period runs out).
+func (st *nsQuota) usage(now time.Time) quota.UsageFunc {
+	return func(res *api.Resource, obj api.Object) corev1.ResourceList {
+		rv := obj.GetResourceVersion()
+		if rv == "" || obj.GetDeletionTimestamp() != nil {
+			return quota.Usage(res, obj, now)
+		}
+		key := res.Key(obj.GetNamespace(), obj.GetName())
+		e, ok := st.memo[key]
+		if !ok || e.rv != rv {
+			e = memoEntry{rv: rv, usage: quota.Usage(res, obj, now)}
+		}
+		e.round = st.round
+		st.memo[key] = e
+		return e.usage
+	}
+}
+
+// forget drops the remembered usage of objects the last check did not see.
+func (st *nsQuota) forget() {
+	for k, e := range st.memo {
+		if e.round != st.round {
+			delete(st.memo, k)
+		}
+	}
 }
 
 // lookup finds a served collection, built in or added at run time.
