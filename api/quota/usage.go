@@ -93,6 +93,19 @@ func Zero(hard corev1.ResourceList) corev1.ResourceList {
 // Add adds from into to.
 func Add(to, from corev1.ResourceList) { add(to, from) }
 
+// Grown is what now uses beyond was: the positive differences.
+func Grown(now, was corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for k, q := range now {
+		d := q.DeepCopy()
+		d.Sub(was[k])
+		if d.Sign() > 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
 // Exceeded returns the names, sorted, of the resources whose used plus
 // requested goes over hard.
 func Exceeded(hard, used, requested corev1.ResourceList) []corev1.ResourceName {

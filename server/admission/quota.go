@@ -61,10 +61,11 @@ func NewQuota(reg *registry.Registry) *Quota {
 	return &Quota{reg: reg, nss: map[string]*nsQuota{}}
 }
 
-// Admit checks a create against the namespace's quotas and reserves what
-// it uses until release.
+// Admit checks a create, or an update that grows what an object uses (a
+// service made a NodePort, a claim resized), against the namespace's
+// quotas and reserves what it uses until release.
 func (p *Quota) Admit(ctx context.Context, a *registry.Attributes) (func(bool), error) {
-	if !a.Create() || a.Subresource != "" || !a.Resource.Namespaced {
+	if a.Subresource != "" || !a.Resource.Namespaced {
 		return nil, nil
 	}
 	ns := a.Object.GetNamespace()
@@ -124,13 +125,13 @@ func (p *Quota) quotas(ctx context.Context, ns string) ([]*corev1.ResourceQuota,
 // relevant keeps the quotas that count the new object, refusing a pod
 // that leaves out a compute resource one of them limits.
 func (p *Quota) relevant(a *registry.Attributes, quotas []*corev1.ResourceQuota) ([]*corev1.ResourceQuota, error) {
-	usage := quota.Usage(a.Resource, a.Object, p.reg.Now())
+	usage := p.requested(a)
 	var out []*corev1.ResourceQuota
 	for _, q := range quotas {
 		if !quota.Matches(q, a.Object) {
 			continue
 		}
-		if pod, ok := a.Object.(*corev1.Pod); ok && !quota.Terminal(pod, p.reg.Now()) {
+		if pod, ok := a.Object.(*corev1.Pod); ok && a.Create() && !quota.Terminal(pod, p.reg.Now()) {
 			if missing := quota.MissingCompute(q.Spec.Hard, pod); missing != "" {
 				return nil, forbidden(a, fmt.Sprintf("failed quota: %s: must specify %s", q.Name, missing))
 			}
@@ -142,10 +143,20 @@ func (p *Quota) relevant(a *registry.Attributes, quotas []*corev1.ResourceQuota)
 	return out, nil
 }
 
+// requested is what the write adds: the new object's usage, or on an
+// update what grew since the stored one.
+func (p *Quota) requested(a *registry.Attributes) corev1.ResourceList {
+	usage := quota.Usage(a.Resource, a.Object, p.reg.Now())
+	if a.Create() {
+		return usage
+	}
+	return quota.Grown(usage, quota.Usage(a.Resource, a.Old, p.reg.Now()))
+}
+
 // check refuses the create when it takes q over a hard limit, counting
 // the stored objects and the creates in flight.
 func (p *Quota) check(ctx context.Context, a *registry.Attributes, q *corev1.ResourceQuota, st *nsQuota) error {
-	requested := quota.Limited(q.Spec.Hard, quota.Usage(a.Resource, a.Object, p.reg.Now()))
+	requested := quota.Limited(q.Spec.Hard, p.requested(a))
 	used, err := p.used(ctx, q, st)
 	if err != nil {
 		return err

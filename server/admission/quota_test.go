@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/server/registry"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,5 +102,33 @@ func TestQuotaConcurrentCreates(t *testing.T) {
 	}
 	if ok.Load() != 5 || refused.Load() != 15 || len(l.Items) != 5 {
 		t.Fatalf("got %d admitted, %d refused, %d stored; want 5, 15, 5", ok.Load(), refused.Load(), len(l.Items))
+	}
+}
+
+// TestQuotaUpdateThatGrows: an update is checked for what it adds (a
+// claim resized past requests.storage), not for what it already had.
+func TestQuotaUpdateThatGrows(t *testing.T) {
+	reg, c := newRegistry(t)
+	mustCreate(t, c, quotaObj("q", hard("requests.storage", "10Gi")))
+	claims := &api.Resource{Version: "v1", Name: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true}
+	claim := func(size string) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "default"},
+			Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: hard("storage", size)}}}
+	}
+	p := NewQuota(reg)
+	ctx := context.Background()
+	admit := func(now, was string) error {
+		rel, err := p.Admit(ctx, &registry.Attributes{Resource: claims, Object: claim(now), Old: claim(was)})
+		if rel != nil {
+			rel(false)
+		}
+		return err
+	}
+	if err := admit("5Gi", "5Gi"); err != nil {
+		t.Fatalf("unchanged claim: %v", err)
+	}
+	wantError(t, admit("20Gi", "5Gi"), `persistentvolumeclaims "data" is forbidden: exceeded quota: q, requested: requests.storage=15Gi, used: requests.storage=0, limited: requests.storage=10Gi`)
+	if err := admit("8Gi", "5Gi"); err != nil {
+		t.Fatalf("claim grown within the quota: %v", err)
 	}
 }
