@@ -99,4 +99,6 @@ func TestKubectlPolicyKinds(t *testing.T) {
 	}
 	wantContains(t, out, "no PriorityClass with name nope was found")
 	wantContains(t, k.ok(t, "", "get", "limits", "-A"), "CREATED AT", "defaults")
+	wantContains(t, k.ok(t, "", "explain", "pdb.spec.minAvailable"), "An eviction is allowed if at least")
+	wantContains(t, k.ok(t, "", "explain", "priorityclass.value"), "value represents the integer value of this priority class")
 }
