@@ -75,9 +75,9 @@ func Terminal(p *corev1.Pod, now time.Time) bool {
 }
 
 // PodUsage is what a pod uses: count/pods always (it is stored), and
-// while it is not terminal pods, cpu, memory and ephemeral storage
-// (requests.X and X for requests, limits.X for limits), hugepages and
-// extended resources.
+// while it is not terminal pods, cpu, memory, ephemeral storage and
+// hugepages (requests.X and X for requests; limits.X for limits but
+// hugepages), and extended resources (requests.X).
 func PodUsage(p *corev1.Pod, now time.Time) corev1.ResourceList {
 	out := corev1.ResourceList{"count/pods": one}
 	if Terminal(p, now) {
@@ -94,10 +94,11 @@ func computeUsage(requests, limits corev1.ResourceList) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for k, q := range requests {
 		switch {
-		case k == corev1.ResourceCPU || k == corev1.ResourceMemory || k == corev1.ResourceEphemeralStorage:
+		case k == corev1.ResourceCPU || k == corev1.ResourceMemory || k == corev1.ResourceEphemeralStorage ||
+			strings.HasPrefix(string(k), "hugepages-"):
 			out[k] = q.DeepCopy()
 			out["requests."+k] = q.DeepCopy()
-		case strings.HasPrefix(string(k), "hugepages-") || strings.Contains(string(k), "/"):
+		case strings.Contains(string(k), "/"): // extended resources: requests.<name> only
 			out["requests."+k] = q.DeepCopy()
 		}
 	}

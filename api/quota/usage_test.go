@@ -68,6 +68,12 @@ func TestUsage(t *testing.T) {
 	if got := text(Usage(&api.Resource{Version: "v1", Name: "services"}, svc, now)); got != want {
 		t.Errorf("service: got %s, want %s", got, want)
 	}
+	huge := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "h", Resources: corev1.ResourceRequirements{
+		Requests: list("hugepages-2Mi", "4Mi", "example.com/gpu", "1"), Limits: list("hugepages-2Mi", "4Mi", "example.com/gpu", "1")}}}}}
+	want = "count/pods=1 hugepages-2Mi=4Mi pods=1 requests.example.com/gpu=1 requests.hugepages-2Mi=4Mi"
+	if got := text(Usage(pods, huge, now)); got != want {
+		t.Errorf("hugepages and extended resources: got %s, want %s", got, want)
+	}
 	if got := CountName(api.MustLookup("apps", "v1", "deployments")); got != "count/deployments.apps" {
 		t.Errorf("count name %s", got)
 	}
