@@ -5,6 +5,7 @@ package helm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,4 +132,19 @@ func wantContains(t *testing.T, out string, wants ...string) {
 			t.Fatalf("output lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bramble-helm-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := cluster.Build(dir, true); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
