@@ -47,7 +47,7 @@ func helmBinary(t testing.TB, v string) string {
 	}
 	t.Logf("building Helm %s into %s (once; hack/deps.sh does it ahead of CI)", v, filepath.Dir(path))
 	cmd := exec.Command("go", "install", modules[v]+"@"+v)
-	cmd.Env = append(os.Environ(), "GOBIN="+filepath.Dir(path), "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOBIN="+filepath.Dir(path))
 	cmd.Dir = os.TempDir() // outside this module: Helm's own go.mod decides its dependencies
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build Helm %s: %v\n%s", v, err, out)
