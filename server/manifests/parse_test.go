@@ -87,3 +87,23 @@ func TestRecordNameIsValid(t *testing.T) {
 		t.Error("two file names share a record")
 	}
 }
+
+// FuzzParseFile: any file content parses without a panic into documents
+// with increasing 1-based indexes, each an object with a name or an error.
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte(twoFiles))
+	f.Add([]byte("---\n---\n{}\n"))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		last := 0
+		for _, d := range parseFile("f.yaml", data).Docs {
+			if d.Index <= last {
+				t.Fatalf("index %d after %d", d.Index, last)
+			}
+			last = d.Index
+			if (d.Obj == nil) == (d.Err == nil) || (d.Obj != nil && d.Obj.GetName() == "") {
+				t.Fatalf("document %d: object %v error %v", d.Index, d.Obj, d.Err)
+			}
+		}
+	})
+}
