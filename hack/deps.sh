@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building and testing bramble needs on Debian 12, as root:
 # Debian packages, Go (from the Go module proxy's toolchain module when the
-# machine has no new enough Go) and staticcheck (built from the module
-# proxy into $(go env GOPATH)/bin). Safe to run again.
+# machine has no new enough Go), staticcheck (built from the module proxy
+# into $(go env GOPATH)/bin) and Helm 3 and 4 for the helm-tagged tests
+# (built from the module proxy into ${XDG_CACHE_HOME:-~/.cache}/bramble/helm/
+# <version>/helm, where e2e/helm looks). Safe to run again.
 set -euo pipefail
 
 GO_VERSION=1.26.8
 # honnef.co/go/tools v0.8.2 is staticcheck 2026.2.2, the latest release when
 # this was written; it builds with Go 1.26 and checks code written for it.
 STATICCHECK_VERSION=v0.8.2
+# Helm releases e2e/helm drives (its Helm3 and Helm4 constants).
+HELM_VERSIONS=(v3.22.0 v4.3.1)
 PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 sqlite3 mosquitto mosquitto-clients containerd runc busybox-static)
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -56,3 +60,12 @@ if ! "$sc" -version 2>/dev/null | grep -qF "(${STATICCHECK_VERSION#v})"; then
   log "installing staticcheck ${STATICCHECK_VERSION} from the Go module proxy"
   "$go" install "honnef.co/go/tools/cmd/staticcheck@${STATICCHECK_VERSION}"
 fi
+
+helm_cache="${XDG_CACHE_HOME:-$HOME/.cache}/bramble/helm"
+for v in "${HELM_VERSIONS[@]}"; do
+  if [ ! -x "$helm_cache/$v/helm" ]; then
+    log "building Helm $v from the Go module proxy into $helm_cache/$v (once)"
+    # Outside the repository: Helm's own go.mod picks its dependencies.
+    (cd /tmp && GOBIN="$helm_cache/$v" "$go" install "helm.sh/helm/${v%%.*}/cmd/helm@$v")
+  fi
+done

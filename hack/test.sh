@@ -22,7 +22,7 @@ step "go vet"
 go vet ./...
 
 step "staticcheck"
-"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install ./...
+"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm ./...
 
 step "go mod tidy leaves no diff"
 cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig
@@ -38,6 +38,9 @@ bash hack/boundaries.sh
 
 step "go test -race ./... (unit, conformance, crash, end-to-end)"
 go test -race -tags kubectl -count=1 -timeout 25m ./...
+
+step "Helm end to end and the chart corpus (writes docs/COMPATIBILITY.md)"
+go test -race -tags helm -count=1 -timeout 20m ./e2e/helm/
 
 # A fuzz run that fails without writing a crashing input is Go's own
 # coordinator timing out (golang/go#75804), not a finding: run it once more.

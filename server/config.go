@@ -39,6 +39,11 @@ type Config struct {
 	DisableAgent           bool // --disable-agent
 	DisableScheduler       bool // --disable-scheduler
 	DisableControllers     bool // --disable-controllers
+	// DisableManifests (--disable-manifests): do not apply the files of
+	// <data-dir>/server/manifests; ManifestsInterval (--manifests-interval)
+	// is how often that folder is read (0: every 10 s).
+	DisableManifests  bool
+	ManifestsInterval time.Duration
 	// LeaderElect (--leader-elect): run the scheduler and the controllers
 	// only while this server holds the kube-system/bramble-server Lease,
 	// for servers that share one datastore.

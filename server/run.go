@@ -102,6 +102,9 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.startManifests(bg, cfg); err != nil {
+		return nil, err
+	}
 	if err := s.serve(bg, cfg, handler); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/manifests"
 )
 
 func newServerCommand() *cobra.Command {
@@ -65,6 +66,8 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, node lifecycle, garbage collection)")
+	f.BoolVar(&cfg.DisableManifests, "disable-manifests", false, "do not apply the YAML files of <data-dir>/server/manifests (docs/MANIFESTS.md)")
+	f.DurationVar(&cfg.ManifestsInterval, "manifests-interval", manifests.DefaultInterval, "how often <data-dir>/server/manifests is read for changes")
 	f.BoolVar(&cfg.LeaderElect, "leader-elect", false, "run the scheduler and the controllers only while holding the kube-system/bramble-server Lease (servers sharing one datastore)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 }

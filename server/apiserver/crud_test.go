@@ -33,6 +33,8 @@ var manifests = map[string]string{
 	"jobs": `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"NAME"},
 		"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"j","image":"busybox"}]}}}}`,
 	"serviceaccounts": `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"NAME"}}`,
+	"replicationcontrollers": `{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"NAME"},
+		"spec":{"template":{"metadata":{"labels":{"app":"old"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`,
 	"leases": `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"NAME"},
 		"spec":{"holderIdentity":"bramble-1","leaseDurationSeconds":15}}`,
 	"resourcequotas": `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"NAME"},"spec":{"hard":{"pods":"10"}}}`,
