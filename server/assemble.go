@@ -49,6 +49,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}
+	if err := s.useAdmission(bg, cfg); err != nil {
+		return nil, err
+	}
 	s.Client = s.Registry.Client()
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {

@@ -36,9 +36,14 @@ type Config struct {
 	// NodeMonitorGracePeriod (--node-monitor-grace-period): how long a node
 	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
 	NodeMonitorGracePeriod time.Duration
-	DisableAgent           bool // --disable-agent
-	DisableScheduler       bool // --disable-scheduler
-	DisableControllers     bool // --disable-controllers
+	// ServiceCIDR (--service-cidr, default 10.43.0.0/16) and
+	// ServiceNodePortRange (--service-node-port-range, default
+	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.
+	ServiceCIDR          string
+	ServiceNodePortRange string
+	DisableAgent         bool // --disable-agent
+	DisableScheduler     bool // --disable-scheduler
+	DisableControllers   bool // --disable-controllers
 	// LeaderElect (--leader-elect): run the scheduler and the controllers
 	// only while this server holds the kube-system/bramble-server Lease,
 	// for servers that share one datastore.
@@ -103,6 +108,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("--bind-address %q: not an IP address", c.BindAddress)
 	}
 	if err := c.validateMQTT(); err != nil {
+		return err
+	}
+	if _, err := c.serviceAllocConfig(); err != nil {
 		return err
 	}
 	if _, err := c.kubeconfigMode(); err != nil {

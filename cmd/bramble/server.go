@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/servicealloc"
 )
 
 func newServerCommand() *cobra.Command {
@@ -62,6 +63,8 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.MQTTCert, "mqtt-cert", "", "with --mqtt-broker: the server's client certificate")
 	f.StringVar(&cfg.MQTTKey, "mqtt-key", "", "with --mqtt-broker: the server's client key")
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
+	f.StringVar(&cfg.ServiceCIDR, "service-cidr", servicealloc.DefaultServiceCIDR, "IPv4 network Services' ClusterIPs come from (its first address is the kubernetes Service's)")
+	f.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", servicealloc.DefaultNodePorts, "port range NodePort Services' node ports come from")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, node lifecycle, garbage collection)")
