@@ -11,9 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// Nothing fills Endpoints and EndpointSlices yet; the endpoints
-// controller comes with the Services and DNS issue.
-const endpointsStoredOnly = "no controller fills them from pods yet, and nothing routes to them"
+// The endpoints controller (controllers/endpoints) fills Endpoints;
+// EndpointSlices wait for theirs, with the Services and DNS issue.
+const (
+	endpointsStoredOnly = "nothing routes to them yet (no service proxy or DNS)"
+	slicesStoredOnly    = "no controller fills them from pods yet, and nothing routes to them"
+)
 
 func init() {
 	register(&Resource{Version: "v1", Name: "endpoints", Singular: "endpoints", Kind: "Endpoints",
@@ -25,7 +28,7 @@ func init() {
 			Validate: func(o Object) field.ErrorList { return validateEndpoints(o.(*corev1.Endpoints)) },
 		})
 	register(&Resource{Group: "discovery.k8s.io", Version: "v1", Name: "endpointslices", Singular: "endpointslice",
-		Kind: "EndpointSlice", Namespaced: true, StoredOnly: endpointsStoredOnly,
+		Kind: "EndpointSlice", Namespaced: true, StoredOnly: slicesStoredOnly,
 		newObject: func() Object { return &discoveryv1.EndpointSlice{} },
 		newList:   func() runtime.Object { return &discoveryv1.EndpointSliceList{} }},
 		Rules{

@@ -10,6 +10,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
+	"github.com/bramble-edge/bramble/controllers/endpoints"
 	"github.com/bramble-edge/bramble/controllers/gc"
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
@@ -45,6 +46,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"job", job.New(d), 5},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
+		{"endpoints", endpoints.New(d), 2},
 	}
 	return m, nil
 }
