@@ -102,8 +102,11 @@ func prepareServiceUpdate(s, old *corev1.Service) {
 	if ServiceNeedsNodePorts(s) && ServiceNeedsNodePorts(old) {
 		keepNodePorts(sp.Ports, op.Ports)
 	}
-	if sp.HealthCheckNodePort == 0 && sp.Type == op.Type {
+	switch {
+	case ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == 0:
 		sp.HealthCheckNodePort = op.HealthCheckNodePort
+	case !ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == op.HealthCheckNodePort:
+		sp.HealthCheckNodePort = 0
 	}
 	if !ServiceNeedsNodePorts(s) && ServiceNeedsNodePorts(old) {
 		for i := range sp.Ports {
@@ -150,4 +153,11 @@ func ServiceNeedsNodePorts(s *corev1.Service) bool {
 		return s.Spec.AllocateLoadBalancerNodePorts == nil || *s.Spec.AllocateLoadBalancerNodePorts
 	}
 	return false
+}
+
+// ServiceNeedsHealthCheckPort reports whether s gets a healthCheckNodePort:
+// a LoadBalancer that keeps traffic on the node (externalTrafficPolicy
+// Local).
+func ServiceNeedsHealthCheckPort(s *corev1.Service) bool {
+	return s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }

@@ -43,6 +43,10 @@ func validateService(s *corev1.Service) field.ErrorList {
 		errs = append(errs, validation.IsValidIP(specPath.Child("externalIPs").Index(i), ip)...)
 	}
 	errs = append(errs, validateTrafficPolicies(sp)...)
+	if sp.HealthCheckNodePort != 0 && !ServiceNeedsHealthCheckPort(s) {
+		errs = append(errs, field.Invalid(specPath.Child("healthCheckNodePort"), sp.HealthCheckNodePort,
+			"may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
+	}
 	if len(sp.LoadBalancerSourceRanges) > 0 && sp.Type != corev1.ServiceTypeLoadBalancer {
 		errs = append(errs, field.Forbidden(specPath.Child("loadBalancerSourceRanges"), "may only be used when `type` is 'LoadBalancer'"))
 	}

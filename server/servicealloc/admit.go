@@ -115,6 +115,31 @@ func (t *txn) nodePorts(ctx context.Context) error {
 		}
 		p.NodePort, byPort[p.Port] = int32(off), int32(off)
 	}
+	return t.healthCheckPort(ctx)
+}
+
+// healthCheckPort reserves or allocates the healthCheckNodePort of a
+// LoadBalancer with externalTrafficPolicy Local.
+func (t *txn) healthCheckPort(ctx context.Context) error {
+	sp := &t.svc.Spec
+	if !api.ServiceNeedsHealthCheckPort(t.svc) {
+		return nil
+	}
+	path := field.NewPath("spec", "healthCheckNodePort")
+	if n := sp.HealthCheckNodePort; n != 0 {
+		if !t.a.ports.Contains(int(n)) {
+			return t.invalid(path, n, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %s", t.a.ports))
+		}
+		if err := t.reserve(ctx, t.a.nodes, int(n), holdsPort(n)); err != nil {
+			return t.invalid(path, n, err.Error())
+		}
+		return nil
+	}
+	off, err := t.next(ctx, t.a.nodes)
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
+	}
+	sp.HealthCheckNodePort = int32(off)
 	return nil
 }
 

@@ -126,9 +126,9 @@ func (a *Allocator) resync(ctx context.Context) error {
 		if off, ok := a.offset(s.Spec.ClusterIP); ok {
 			ips[off] = h
 		}
-		for _, p := range s.Spec.Ports {
-			if a.ports.Contains(int(p.NodePort)) {
-				ports[int(p.NodePort)] = h
+		for _, n := range nodePortsOf(s) {
+			if a.ports.Contains(int(n)) {
+				ports[int(n)] = h
 			}
 		}
 	}

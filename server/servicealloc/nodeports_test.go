@@ -90,3 +90,28 @@ func TestDryRunAndFailedWritesHoldNothing(t *testing.T) {
 	_, err = e.create(t, svc("again", corev1.ServiceTypeNodePort, "", 80, 30200))
 	wantInvalid(t, err, "30200: provided port is already allocated")
 }
+
+func TestHealthCheckNodePort(t *testing.T) {
+	e := newEnv(t, Config{})
+	c, ctx := e.reg.Client(), context.Background()
+	lb := svc("lb", corev1.ServiceTypeLoadBalancer, "", 443, 0)
+	lb.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	lb = e.mustCreate(t, lb)
+	hc := lb.Spec.HealthCheckNodePort
+	if hc < 30000 || hc > 32767 || hc == lb.Spec.Ports[0].NodePort {
+		t.Fatalf("got healthCheckNodePort %d (nodePort %d), want a port of its own in the range", hc, lb.Spec.Ports[0].NodePort)
+	}
+	_, err := e.create(t, svc("clash", corev1.ServiceTypeNodePort, "", 80, hc))
+	wantInvalid(t, err, "provided port is already allocated")
+	lb.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	out, err := c.Update(ctx, lb)
+	if err != nil {
+		t.Fatalf("Local -> Cluster: %v", err)
+	}
+	if n := out.(*corev1.Service).Spec.HealthCheckNodePort; n != 0 {
+		t.Fatalf("Local -> Cluster: healthCheckNodePort %d, want 0", n)
+	}
+	if _, err := e.create(t, svc("clash", corev1.ServiceTypeNodePort, "", 80, hc)); err != nil {
+		t.Fatalf("%d after the LoadBalancer let it go: %v", hc, err)
+	}
+}

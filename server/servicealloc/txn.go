@@ -82,6 +82,9 @@ func holdsIP(ip string) func(*corev1.Service) bool {
 
 func holdsPort(port int32) func(*corev1.Service) bool {
 	return func(s *corev1.Service) bool {
+		if s.Spec.HealthCheckNodePort == port {
+			return true
+		}
 		for _, p := range s.Spec.Ports {
 			if p.NodePort == port {
 				return true
@@ -120,9 +123,23 @@ func (t *txn) finish(stored bool, old *corev1.Service) {
 	if off, ok := t.a.offset(old.Spec.ClusterIP); ok && old.Spec.ClusterIP != t.svc.Spec.ClusterIP {
 		t.a.ips.free(off, t.h.uid)
 	}
-	for _, p := range old.Spec.Ports {
-		if p.NodePort != 0 && !holdsPort(p.NodePort)(t.svc) {
-			t.a.nodes.free(int(p.NodePort), t.h.uid)
+	for _, n := range nodePortsOf(old) {
+		if !holdsPort(n)(t.svc) {
+			t.a.nodes.free(int(n), t.h.uid)
 		}
 	}
+}
+
+// nodePortsOf lists the node ports s holds, its health check port too.
+func nodePortsOf(s *corev1.Service) []int32 {
+	var out []int32
+	for _, p := range s.Spec.Ports {
+		if p.NodePort != 0 {
+			out = append(out, p.NodePort)
+		}
+	}
+	if s.Spec.HealthCheckNodePort != 0 {
+		out = append(out, s.Spec.HealthCheckNodePort)
+	}
+	return out
 }
