@@ -11,12 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The endpoints controller (controllers/endpoints) fills Endpoints;
-// EndpointSlices wait for theirs, with the Services and DNS issue.
-const (
-	endpointsStoredOnly = "nothing routes to them yet (no service proxy or DNS)"
-	slicesStoredOnly    = "no controller fills them from pods yet, and nothing routes to them"
-)
+// The controllers of controllers/endpoints fill both from pods; the
+// proxy and DNS that use them come with the Services and DNS issue.
+const endpointsStoredOnly = "nothing routes to them yet (no service proxy or DNS)"
 
 func init() {
 	register(&Resource{Version: "v1", Name: "endpoints", Singular: "endpoints", Kind: "Endpoints",
@@ -28,7 +25,7 @@ func init() {
 			Validate: func(o Object) field.ErrorList { return validateEndpoints(o.(*corev1.Endpoints)) },
 		})
 	register(&Resource{Group: "discovery.k8s.io", Version: "v1", Name: "endpointslices", Singular: "endpointslice",
-		Kind: "EndpointSlice", Namespaced: true, StoredOnly: slicesStoredOnly,
+		Kind: "EndpointSlice", Namespaced: true, StoredOnly: endpointsStoredOnly,
 		newObject: func() Object { return &discoveryv1.EndpointSlice{} },
 		newList:   func() runtime.Object { return &discoveryv1.EndpointSliceList{} }},
 		Rules{

@@ -5,7 +5,8 @@
 // containers (a named targetPort by the container port's name), addresses
 // grouped into subsets by the ports they serve. Endpoints of a Service
 // without a selector are the user's and left alone; a deleted Service's go
-// with it.
+// with it. SliceController (slices.go) writes the same addresses as
+// EndpointSlices.
 package endpoints
 
 import (
@@ -66,17 +67,26 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	controllers.Run(ctx, c.cache, c.events, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
-// podChanged queues the Services in the pod's namespace whose selector
-// matches its labels, before or after the change.
+// podChanged queues the Services that select the pod.
 func (c *Controller) podChanged(old, cur api.Object) {
-	for _, o := range c.svcInf.ByIndex(controllers.IndexNamespace, cur.GetNamespace()) {
+	for _, key := range selecting(c.svcInf, old, cur) {
+		c.queue.Add(key)
+	}
+}
+
+// selecting lists the keys of the Services in cur's namespace whose
+// selector matches its labels, before (old, when not nil) or after a change.
+func selecting(svcInf *controllers.Informer, old, cur api.Object) []string {
+	var keys []string
+	for _, o := range svcInf.ByIndex(controllers.IndexNamespace, cur.GetNamespace()) {
 		sel := o.(*corev1.Service).Spec.Selector
 		if len(sel) == 0 {
 			continue
 		}
 		s := labels.SelectorFromValidatedSet(sel)
 		if s.Matches(labels.Set(cur.GetLabels())) || (old != nil && s.Matches(labels.Set(old.GetLabels()))) {
-			c.queue.Add(controllers.KeyOf(o))
+			keys = append(keys, controllers.KeyOf(o))
 		}
 	}
+	return keys
 }

@@ -22,12 +22,14 @@ type harness struct{ *controllertest.Env }
 func start(t *testing.T) *harness {
 	t.Helper()
 	e := controllertest.New(t)
-	c := New(controllers.Deps{Client: e.Client, Cache: e.Cache, Log: e.Log})
+	d := controllers.Deps{Client: e.Client, Cache: e.Cache, Log: e.Log}
+	c, sc := New(d), NewSlices(d)
 	e.Start()
 	ctx, cancel := context.WithCancel(e.Ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); c.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); <-done })
+	done := make(chan struct{}, 2)
+	go func() { c.Run(ctx, 2); done <- struct{}{} }()
+	go func() { sc.Run(ctx, 2); done <- struct{}{} }()
+	t.Cleanup(func() { cancel(); <-done; <-done })
 	return &harness{e}
 }
 

@@ -2,6 +2,8 @@ package endpoints
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -72,4 +74,47 @@ func address(p *corev1.Pod, svc *corev1.Service) corev1.EndpointAddress {
 		a.Hostname = p.Spec.Hostname
 	}
 	return a
+}
+
+// sliceEndpoint is p as an endpoint of svc's slices, with upstream's
+// conditions: serving when ready, ready when serving and not terminating
+// (or always, with publishNotReadyAddresses).
+func sliceEndpoint(p *corev1.Pod, svc *corev1.Service) discoveryv1.Endpoint {
+	serving, terminating := podReady(p), p.DeletionTimestamp != nil
+	ready := (serving && !terminating) || svc.Spec.PublishNotReadyAddresses
+	e := discoveryv1.Endpoint{Addresses: []string{p.Status.PodIP},
+		Conditions: discoveryv1.EndpointConditions{Ready: &ready, Serving: &serving, Terminating: &terminating},
+		TargetRef:  &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+	if p.Spec.NodeName != "" {
+		node := p.Spec.NodeName
+		e.NodeName = &node
+	}
+	if p.Spec.Hostname != "" && p.Spec.Subdomain == svc.Name {
+		host := p.Spec.Hostname
+		e.Hostname = &host
+	}
+	return e
+}
+
+// newSlice is a slice of svc, owned by it, with eps and ports.
+func newSlice(svc *corev1.Service, eps []discoveryv1.Endpoint, ports []corev1.EndpointPort) *discoveryv1.EndpointSlice {
+	lbl := map[string]string{}
+	for k, v := range svc.Labels {
+		lbl[k] = v
+	}
+	lbl[discoveryv1.LabelServiceName], lbl[discoveryv1.LabelManagedBy] = svc.Name, SliceComponent
+	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		lbl[LabelHeadless] = ""
+	}
+	yes := true
+	s := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: svc.Name + "-", Namespace: svc.Namespace, Labels: lbl,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: svc.Name, UID: svc.UID,
+				Controller: &yes, BlockOwnerDeletion: &yes}}},
+		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: eps}
+	for _, p := range ports {
+		name, port, proto := p.Name, p.Port, p.Protocol
+		s.Ports = append(s.Ports, discoveryv1.EndpointPort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: p.AppProtocol})
+	}
+	return s
 }

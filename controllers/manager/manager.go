@@ -47,6 +47,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
 		{"endpoints", endpoints.New(d), 2},
+		{"endpointslice", endpoints.NewSlices(d), 2},
 	}
 	return m, nil
 }
