@@ -102,12 +102,7 @@ func prepareServiceUpdate(s, old *corev1.Service) {
 	if ServiceNeedsNodePorts(s) && ServiceNeedsNodePorts(old) {
 		keepNodePorts(sp.Ports, op.Ports)
 	}
-	switch {
-	case ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == 0:
-		sp.HealthCheckNodePort = op.HealthCheckNodePort
-	case !ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == op.HealthCheckNodePort:
-		sp.HealthCheckNodePort = 0
-	}
+	keepHealthCheckPort(s, old)
 	if !ServiceNeedsNodePorts(s) && ServiceNeedsNodePorts(old) {
 		for i := range sp.Ports {
 			if i < len(op.Ports) && sp.Ports[i].NodePort == op.Ports[i].NodePort {
@@ -124,6 +119,18 @@ func prepareServiceUpdate(s, old *corev1.Service) {
 	if sp.Type != corev1.ServiceTypeNodePort && sp.Type != corev1.ServiceTypeLoadBalancer &&
 		sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
 		sp.ExternalTrafficPolicy = ""
+	}
+}
+
+// keepHealthCheckPort keeps the allocated healthCheckNodePort while s
+// needs one, and drops it when s no longer does.
+func keepHealthCheckPort(s, old *corev1.Service) {
+	sp, op := &s.Spec, &old.Spec
+	switch {
+	case ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == 0:
+		sp.HealthCheckNodePort = op.HealthCheckNodePort
+	case !ServiceNeedsHealthCheckPort(s) && sp.HealthCheckNodePort == op.HealthCheckNodePort:
+		sp.HealthCheckNodePort = 0
 	}
 }
 

@@ -75,17 +75,25 @@ func validateServicePorts(s *corev1.Service) field.ErrorList {
 		} else {
 			ports.Insert(key)
 		}
-		if p.NodePort == 0 {
-			continue
-		}
-		if sp.Type == corev1.ServiceTypeClusterIP || sp.Type == corev1.ServiceTypeExternalName {
-			errs = append(errs, field.Forbidden(ip.Child("nodePort"), fmt.Sprintf("may not be used when `type` is '%s'", sp.Type)))
-		}
-		if key := fmt.Sprintf("%d/%s", p.NodePort, p.Protocol); nodePorts.Has(key) {
-			errs = append(errs, field.Duplicate(ip.Child("nodePort"), p.NodePort))
-		} else {
-			nodePorts.Insert(key)
-		}
+		errs = append(errs, validateNodePort(sp.Type, &p, nodePorts, ip)...)
+	}
+	return errs
+}
+
+// validateNodePort: a nodePort only on NodePort and LoadBalancer
+// Services, each port and protocol once.
+func validateNodePort(typ corev1.ServiceType, p *corev1.ServicePort, seen sets.Set[string], ip *field.Path) field.ErrorList {
+	if p.NodePort == 0 {
+		return nil
+	}
+	var errs field.ErrorList
+	if typ == corev1.ServiceTypeClusterIP || typ == corev1.ServiceTypeExternalName {
+		errs = append(errs, field.Forbidden(ip.Child("nodePort"), fmt.Sprintf("may not be used when `type` is '%s'", typ)))
+	}
+	if key := fmt.Sprintf("%d/%s", p.NodePort, p.Protocol); seen.Has(key) {
+		errs = append(errs, field.Duplicate(ip.Child("nodePort"), p.NodePort))
+	} else {
+		seen.Insert(key)
 	}
 	return errs
 }

@@ -32,7 +32,12 @@ func (c *SliceController) sync(ctx context.Context, key string) error {
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName || svc.DeletionTimestamp != nil {
 		return nil
 	}
-	want, have := c.desired(svc), c.owned(svc)
+	return c.apply(ctx, key, c.desired(svc), c.owned(svc))
+}
+
+// apply rewrites have (the slices there are) into want: the first ones
+// updated in place, the missing created, the rest deleted.
+func (c *SliceController) apply(ctx context.Context, key string, want, have []*discoveryv1.EndpointSlice) error {
 	for i, w := range want {
 		var err error
 		if i < len(have) {
@@ -109,6 +114,12 @@ func (c *SliceController) desired(svc *corev1.Service) []*discoveryv1.EndpointSl
 		k := portsKey(pp)
 		groups[k], ports[k] = append(groups[k], sliceEndpoint(p, svc)), pp
 	}
+	return chunked(svc, groups, ports)
+}
+
+// chunked cuts each group of endpoints, sorted, into slices of at most
+// maxSliceEndpoints; no group at all gives one empty slice.
+func chunked(svc *corev1.Service, groups map[string][]discoveryv1.Endpoint, ports map[string][]corev1.EndpointPort) []*discoveryv1.EndpointSlice {
 	keys := make([]string, 0, len(groups))
 	for k := range groups {
 		keys = append(keys, k)

@@ -86,19 +86,9 @@ func (t *txn) nodePorts(ctx context.Context) error {
 	if sp.Type != corev1.ServiceTypeNodePort && sp.Type != corev1.ServiceTypeLoadBalancer {
 		return nil
 	}
-	byPort := map[int32]int32{}
-	for i := range sp.Ports {
-		p := &sp.Ports[i]
-		path := field.NewPath("spec", "ports").Index(i).Child("nodePort")
-		if p.NodePort != 0 {
-			if !t.a.ports.Contains(int(p.NodePort)) {
-				return t.invalid(path, p.NodePort, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %s", t.a.ports))
-			}
-			if err := t.reserve(ctx, t.a.nodes, int(p.NodePort), holdsPort(p.NodePort)); err != nil {
-				return t.invalid(path, p.NodePort, err.Error())
-			}
-			byPort[p.Port] = p.NodePort
-		}
+	byPort, err := t.requestedNodePorts(ctx)
+	if err != nil {
+		return err
 	}
 	for i := range sp.Ports {
 		p := &sp.Ports[i]
@@ -116,6 +106,26 @@ func (t *txn) nodePorts(ctx context.Context) error {
 		p.NodePort, byPort[p.Port] = int32(off), int32(off)
 	}
 	return t.healthCheckPort(ctx)
+}
+
+// requestedNodePorts reserves the node ports the Service names, and
+// answers them by service port number.
+func (t *txn) requestedNodePorts(ctx context.Context) (map[int32]int32, error) {
+	byPort := map[int32]int32{}
+	for i, p := range t.svc.Spec.Ports {
+		if p.NodePort == 0 {
+			continue
+		}
+		path := field.NewPath("spec", "ports").Index(i).Child("nodePort")
+		if !t.a.ports.Contains(int(p.NodePort)) {
+			return nil, t.invalid(path, p.NodePort, fmt.Sprintf("provided port is not in the valid range. The range of valid ports is %s", t.a.ports))
+		}
+		if err := t.reserve(ctx, t.a.nodes, int(p.NodePort), holdsPort(p.NodePort)); err != nil {
+			return nil, t.invalid(path, p.NodePort, err.Error())
+		}
+		byPort[p.Port] = p.NodePort
+	}
+	return byPort, nil
 }
 
 // healthCheckPort reserves or allocates the healthCheckNodePort of a
