@@ -18,6 +18,10 @@ type Rules struct {
 	// PrepareCreate runs after the shared preparation of a new object
 	// (status cleared for kinds with a status subresource).
 	PrepareCreate func(obj Object)
+	// PrepareUpdate runs after the shared preparation of an update of the
+	// main resource, before validation (a Service keeps its allocated
+	// ClusterIP when a PUT leaves it out).
+	PrepareUpdate func(obj, old Object)
 	// Validate checks the object on create and update.
 	Validate func(obj Object) field.ErrorList
 	// ValidateUpdate checks what may not change between old and obj.

@@ -6,6 +6,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,12 +24,14 @@ func newScheme() *runtime.Scheme {
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
 		coordinationv1.AddToScheme, autoscalingv1.AddToScheme, metav1.AddMetaToScheme,
+		discoveryv1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}
 	for _, gv := range []schema.GroupVersion{
 		{Version: "v1"}, appsv1.SchemeGroupVersion, batchv1.SchemeGroupVersion,
 		coordinationv1.SchemeGroupVersion, autoscalingv1.SchemeGroupVersion,
+		discoveryv1.SchemeGroupVersion,
 	} {
 		metav1.AddToGroupVersion(s, gv)
 	}

@@ -118,6 +118,9 @@ func PrepareForUpdate(r *Resource, obj, old Object) {
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		ns.Spec.Finalizers = fresh.(*corev1.Namespace).Spec.Finalizers
 	}
+	if k := rulesOf(obj); k != nil && k.PrepareUpdate != nil {
+		k.PrepareUpdate(obj, old)
+	}
 	obj.SetGeneration(old.GetGeneration())
 	if r.Generation && contentChanged(obj, old) {
 		obj.SetGeneration(old.GetGeneration() + 1)

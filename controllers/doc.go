@@ -5,7 +5,7 @@
 // in process) and an event recorder.
 //
 // The controllers themselves live in sub-packages (replicaset, deployment,
-// daemonset, job, nodelifecycle, gc) and follow one shape: event handlers
+// daemonset, job, nodelifecycle, gc, endpoints) and follow one shape: event handlers
 // only enqueue keys; workers run sync(ctx, key) once the cache has synced;
 // a failed sync is retried with per-key back-off; sync is idempotent and
 // never mutates a cached object (it copies first). controllers/manager

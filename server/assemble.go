@@ -50,6 +50,11 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}
+	if err := s.useAdmission(bg, cfg); err != nil {
+		return nil, err
+	}
+	// Quotas come last (InstallPolicy orders its own plugins so), so they
+	// count what allocation and defaulting set.
 	if err := admission.InstallPolicy(bg, s.Registry); err != nil {
 		return nil, err
 	}

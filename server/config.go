@@ -36,9 +36,14 @@ type Config struct {
 	// NodeMonitorGracePeriod (--node-monitor-grace-period): how long a node
 	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
 	NodeMonitorGracePeriod time.Duration
-	DisableAgent           bool // --disable-agent
-	DisableScheduler       bool // --disable-scheduler
-	DisableControllers     bool // --disable-controllers
+	// ServiceCIDR (--service-cidr, default 10.43.0.0/16) and
+	// ServiceNodePortRange (--service-node-port-range, default
+	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.
+	ServiceCIDR          string
+	ServiceNodePortRange string
+	DisableAgent         bool // --disable-agent
+	DisableScheduler     bool // --disable-scheduler
+	DisableControllers   bool // --disable-controllers
 	// DisableManifests (--disable-manifests): do not apply the files of
 	// <data-dir>/server/manifests; ManifestsInterval (--manifests-interval)
 	// is how often that folder is read (0: every 10 s).
@@ -108,6 +113,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("--bind-address %q: not an IP address", c.BindAddress)
 	}
 	if err := c.validateMQTT(); err != nil {
+		return err
+	}
+	if _, err := c.serviceAllocConfig(); err != nil {
 		return err
 	}
 	if _, err := c.kubeconfigMode(); err != nil {

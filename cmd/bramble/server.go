@@ -18,6 +18,7 @@ import (
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/manifests"
+	"github.com/bramble-edge/bramble/server/servicealloc"
 )
 
 func newServerCommand() *cobra.Command {
@@ -63,9 +64,11 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.MQTTCert, "mqtt-cert", "", "with --mqtt-broker: the server's client certificate")
 	f.StringVar(&cfg.MQTTKey, "mqtt-key", "", "with --mqtt-broker: the server's client key")
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
+	f.StringVar(&cfg.ServiceCIDR, "service-cidr", servicealloc.DefaultServiceCIDR, "IPv4 network Services' ClusterIPs come from (its first address is the kubernetes Service's)")
+	f.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", servicealloc.DefaultNodePorts, "port range NodePort Services' node ports come from")
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
-	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, node lifecycle, garbage collection)")
+	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, Endpoints, EndpointSlices, node lifecycle, garbage collection)")
 	f.BoolVar(&cfg.DisableManifests, "disable-manifests", false, "do not apply the YAML files of <data-dir>/server/manifests (docs/MANIFESTS.md)")
 	f.DurationVar(&cfg.ManifestsInterval, "manifests-interval", manifests.DefaultInterval, "how often <data-dir>/server/manifests is read for changes")
 	f.BoolVar(&cfg.LeaderElect, "leader-elect", false, "run the scheduler and the controllers only while holding the kube-system/bramble-server Lease (servers sharing one datastore)")

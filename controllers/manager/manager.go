@@ -11,6 +11,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
 	"github.com/bramble-edge/bramble/controllers/disruption"
+	"github.com/bramble-edge/bramble/controllers/endpoints"
 	"github.com/bramble-edge/bramble/controllers/gc"
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
@@ -49,6 +50,8 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"garbage-collector", gc.New(d), 2},
 		{"resourcequota", resourcequota.New(d), 2},
 		{"disruption", disruption.New(d), 2},
+		{"endpoints", endpoints.New(d), 2},
+		{"endpointslice", endpoints.NewSlices(d), 2},
 	}
 	return m, nil
 }

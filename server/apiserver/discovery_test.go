@@ -3,6 +3,7 @@ package apiserver
 import (
 	"errors"
 	"net/http"
+	"sort"
 	"strings"
 	"testing"
 
@@ -205,4 +206,19 @@ func TestAuthenticatorFailureIsServerError(t *testing.T) {
 	e := newTestEnv(t, func(c *APIConfig) { c.Authn = brokenAuthn{} })
 	st := e.get(cmPath).status(t, http.StatusInternalServerError, metav1.StatusReasonInternalError)
 	wantMessage(t, st, "datastore: closed")
+}
+
+// servedGroups lists "group=group/version" for every named group the api
+// package serves, sorted as /apis lists them.
+func servedGroups() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, res := range api.All() {
+		if g := res.Group + "=" + res.Group + "/" + res.Version; res.Group != "" && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
