@@ -1,0 +1,81 @@
+package api
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// A kind may be served in a version (or group) other than the one its
+// objects are stored in: autoscaling/v1 HorizontalPodAutoscalers are stored
+// as autoscaling/v2 ones, events.k8s.io/v1 Events as core/v1 Events. Such
+// a Resource names its Storage and converts at the storage boundary:
+// DecodeStored hands out the served version, ToStorage turns it back before
+// it is written. Everything in between (defaulting, validation, patches,
+// server-side apply, Tables, watches) sees the served version only.
+
+// conversion converts one served version to and from its storage version.
+type conversion struct {
+	toStorage   func(Object) (Object, error)
+	fromStorage func(Object) (Object, error)
+}
+
+// toStorageByType finds the conversion of a served version's Go type.
+var toStorageByType = map[reflect.Type]func(Object) (Object, error){}
+
+// registerVersion serves r as another version of storage, converting with
+// to and from; k are r's own rules (validation of r's fields).
+func registerVersion(r, storage *Resource, conv conversion, k Rules) {
+	r.Storage, r.conv = storage, &conv
+	toStorageByType[reflect.TypeOf(r.newObject())] = conv.toStorage
+	register(r, k)
+}
+
+// StorageVersion reports whether r's objects are stored as r's own kind
+// (so one list, watch or informer of r covers its collection), rather
+// than converted to another Resource's.
+func (r *Resource) StorageVersion() bool { return r.Storage == nil }
+
+// ToStorage converts obj to the kind it is stored as, defaulted as that
+// kind; an object of a storage version is returned as it is.
+func ToStorage(obj Object) (Object, error) {
+	conv, ok := toStorageByType[reflect.TypeOf(obj)]
+	if !ok {
+		return obj, nil
+	}
+	out, err := conv(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %T to its storage version: %w", obj, err)
+	}
+	Default(out)
+	return out, nil
+}
+
+// fromStorage converts a stored object of r.Storage's kind to r's.
+func (r *Resource) fromStorage(obj Object) (Object, error) {
+	if r.conv == nil {
+		return obj, nil
+	}
+	out, err := r.conv.fromStorage(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s to %s: %w", r.Storage.APIVersion(), r.APIVersion(), err)
+	}
+	Default(out)
+	return out, nil
+}
+
+// Convert returns obj, an object of r's kind or of the kind r is stored
+// as, as an object of r's kind (for Tables that print one version's
+// columns for both).
+func (r *Resource) Convert(obj Object) (Object, error) {
+	if reflect.TypeOf(obj) == reflect.TypeOf(r.newObject()) {
+		return obj, nil
+	}
+	if r.Storage != nil {
+		return r.fromStorage(obj)
+	}
+	stored, err := ToStorage(obj)
+	if err != nil || reflect.TypeOf(stored) != reflect.TypeOf(r.newObject()) {
+		return nil, fmt.Errorf("convert %T to %s %s: not a version of it", obj, r.APIVersion(), r.Kind)
+	}
+	return stored, nil
+}
