@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"reflect"
+
+	convert "k8s.io/apimachinery/pkg/conversion"
 )
 
 // A kind may be served in a version (or group) other than the one its
@@ -28,6 +30,25 @@ func registerVersion(r, storage *Resource, conv conversion, k Rules) {
 	r.Storage, r.conv = storage, &conv
 	toStorageByType[reflect.TypeOf(r.newObject())] = conv.toStorage
 	register(r, k)
+	addSchemeConversion(r.newObject(), storage.newObject(), conv.toStorage)
+	addSchemeConversion(storage.newObject(), r.newObject(), conv.fromStorage)
+}
+
+// addSchemeConversion lets the Scheme convert between the two versions
+// too: server-side apply converts objects to the version each field
+// manager applied in.
+func addSchemeConversion(from, to Object, f func(Object) (Object, error)) {
+	err := Scheme.AddConversionFunc(from, to, func(a, b any, _ convert.Scope) error {
+		out, err := f(a.(Object))
+		if err != nil {
+			return err
+		}
+		reflect.ValueOf(b).Elem().Set(reflect.ValueOf(out).Elem())
+		return nil
+	})
+	if err != nil {
+		panic(fmt.Sprintf("api: conversion %T -> %T: %v", from, to, err))
+	}
 }
 
 // StorageVersion reports whether r's objects are stored as r's own kind
