@@ -15,9 +15,8 @@ func init() {
 	register(&Resource{Group: "batch", Version: "v1", Name: "cronjobs", Singular: "cronjob", Kind: "CronJob",
 		Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"},
 		Subresources: []string{"status"}, Generation: true,
-		StoredOnly: "no CronJob controller yet: schedules do not create Jobs",
-		newObject:  func() Object { return &batchv1.CronJob{} },
-		newList:    func() runtime.Object { return &batchv1.CronJobList{} }},
+		newObject: func() Object { return &batchv1.CronJob{} },
+		newList:   func() runtime.Object { return &batchv1.CronJobList{} }},
 		Rules{
 			Default:  func(o Object) { defaultCronJob(o.(*batchv1.CronJob)) },
 			Validate: func(o Object) field.ErrorList { return validateCronJob(o.(*batchv1.CronJob)) },

@@ -17,7 +17,7 @@ func TestKubectlCreateAndGetNewKinds(t *testing.T) {
 
 func testCreateAndGetNewKinds(t *testing.T, k *kubectlEnv) {
 	out := k.ok(t, "", "create", "cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *", "--", "date")
-	wantContains(t, out, "cronjob.batch/nightly created", "no CronJob controller yet")
+	wantContains(t, out, "cronjob.batch/nightly created")
 	wantContains(t, k.ok(t, "", "get", "cj"), "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE",
 		"nightly", "0 3 * * *", "<none>", "False")
 	bad, err := k.run(t, "", "create", "cronjob", "bad", "--image=busybox", "--schedule=0 25 * * *")
