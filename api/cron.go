@@ -82,7 +82,7 @@ func (f cronField) parse(expr string) (uint64, error) {
 			if err != nil || n <= 0 {
 				return 0, fmt.Errorf("%s: bad step %q", f.name, stepStr)
 			}
-			step = n
+			step = min(n, f.max+1) // a larger step selects the range's start alone, as this one does
 		}
 		lo, hi, err := f.bounds(rng, hasStep)
 		if err != nil {
