@@ -45,17 +45,7 @@ func defaultStatefulSet(ss *appsv1.StatefulSet) {
 	if s.PodManagementPolicy == "" {
 		s.PodManagementPolicy = appsv1.OrderedReadyPodManagement
 	}
-	if s.UpdateStrategy.Type == "" {
-		s.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
-	}
-	if s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
-		if s.UpdateStrategy.RollingUpdate == nil {
-			s.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
-		}
-		if s.UpdateStrategy.RollingUpdate.Partition == nil {
-			s.UpdateStrategy.RollingUpdate.Partition = ptrTo(int32(0))
-		}
-	}
+	defaultStatefulSetStrategy(&s.UpdateStrategy)
 	if s.RevisionHistoryLimit == nil {
 		s.RevisionHistoryLimit = ptrTo(int32(10))
 	}
@@ -75,6 +65,21 @@ func defaultStatefulSet(ss *appsv1.StatefulSet) {
 		}
 	}
 	defaultPodSpec(&s.Template.Spec)
+}
+
+func defaultStatefulSetStrategy(u *appsv1.StatefulSetUpdateStrategy) {
+	if u.Type == "" {
+		u.Type = appsv1.RollingUpdateStatefulSetStrategyType
+	}
+	if u.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+		return
+	}
+	if u.RollingUpdate == nil {
+		u.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+	}
+	if u.RollingUpdate.Partition == nil {
+		u.RollingUpdate.Partition = ptrTo(int32(0))
+	}
 }
 
 func validateControllerRevision(cr *appsv1.ControllerRevision) field.ErrorList {

@@ -31,6 +31,10 @@ func init() {
 				return validateCSIDriverUpdate(o.(*storagev1.CSIDriver), old.(*storagev1.CSIDriver))
 			},
 		})
+}
+
+// CSINodes and VolumeAttachments, which agents and attachers write.
+func init() {
 	register(&Resource{Group: "storage.k8s.io", Version: "v1", Name: "csinodes", Singular: "csinode", Kind: "CSINode",
 		newObject: func() Object { return &storagev1.CSINode{} },
 		newList:   func() runtime.Object { return &storagev1.CSINodeList{} }},

@@ -22,19 +22,8 @@ func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
 	if c := s.IngressClassName; c != nil {
 		errs = append(errs, invalidEach(specPath.Child("ingressClassName"), *c, apivalidation.NameIsDNSSubdomain(*c, false))...)
 	}
-	for i, r := range s.Rules {
-		p := specPath.Child("rules").Index(i)
-		errs = append(errs, validateIngressHost(r.Host, p.Child("host"))...)
-		if r.HTTP == nil {
-			continue
-		}
-		hp := p.Child("http", "paths")
-		if len(r.HTTP.Paths) == 0 {
-			errs = append(errs, field.Required(hp, ""))
-		}
-		for j := range r.HTTP.Paths {
-			errs = append(errs, validateIngressPath(&r.HTTP.Paths[j], hp.Index(j))...)
-		}
+	for i := range s.Rules {
+		errs = append(errs, validateIngressRule(&s.Rules[i], specPath.Child("rules").Index(i))...)
 	}
 	for i, t := range s.TLS {
 		p := specPath.Child("tls").Index(i)
@@ -44,6 +33,21 @@ func validateIngress(ing *networkingv1.Ingress) field.ErrorList {
 		if t.SecretName != "" {
 			errs = append(errs, invalidEach(p.Child("secretName"), t.SecretName, apivalidation.NameIsDNSSubdomain(t.SecretName, false))...)
 		}
+	}
+	return errs
+}
+
+func validateIngressRule(r *networkingv1.IngressRule, p *field.Path) field.ErrorList {
+	errs := validateIngressHost(r.Host, p.Child("host"))
+	if r.HTTP == nil {
+		return errs
+	}
+	hp := p.Child("http", "paths")
+	if len(r.HTTP.Paths) == 0 {
+		errs = append(errs, field.Required(hp, ""))
+	}
+	for j := range r.HTTP.Paths {
+		errs = append(errs, validateIngressPath(&r.HTTP.Paths[j], hp.Index(j))...)
 	}
 	return errs
 }
