@@ -35,6 +35,9 @@ func testCreateAndGetNewKinds(t *testing.T, k *kubectlEnv) {
 	wantContains(t, k.ok(t, "", "get", "sc"), "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "local-path (default)", "rancher.io/local-path", "WaitForFirstConsumer")
 	wantContains(t, k.ok(t, netpolYAML, "apply", "-f", "-"), "networkpolicy.networking.k8s.io/deny created")
 	wantContains(t, k.ok(t, "", "get", "netpol"), "POD-SELECTOR", "deny", "app=db")
+	wantContains(t, k.ok(t, "", "explain", "cronjob.spec.schedule"), "The schedule in Cron format")
+	wantContains(t, k.ok(t, "", "explain", "hpa.spec", "--api-version=autoscaling/v1"), "targetCPUUtilizationPercentage")
+	wantContains(t, k.ok(t, "", "explain", "hpa.spec"), "metrics", "behavior")
 }
 
 const stsYAML = `apiVersion: apps/v1
