@@ -105,3 +105,34 @@ source: {component: kubelet, host: pi-1}`)
 	wantInvalid(t, "reporter", err, "reportingController: Required value")
 	wantInvalid(t, "eventTime", err, "eventTime: Required value")
 }
+
+// TestHPAStatusSurvivesV1Writes: what a controller wrote to a v2 status
+// (conditions, current metrics) is shown through v1 and is still there
+// after a spec update through v1.
+func TestHPAStatusSurvivesV1Writes(t *testing.T) {
+	r := newTestRegistry(t)
+	h := mustCreate(t, r, hpaV2, `metadata: {name: s}
+spec:
+  scaleTargetRef: {kind: Deployment, name: web}
+  maxReplicas: 4
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]`).(*autoscalingv2.HorizontalPodAutoscaler)
+	h.Status = autoscalingv2.HorizontalPodAutoscalerStatus{CurrentReplicas: 2, DesiredReplicas: 3,
+		CurrentMetrics: []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType,
+			Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU, Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr(int32(75))}}}},
+		Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "ReadyForNewScale"}}}
+	if _, err := r.Update(context.Background(), hpaV2, "default", "s", "status", h, false); err != nil {
+		t.Fatalf("status update: %v", err)
+	}
+	v1 := getAs[*autoscalingv1.HorizontalPodAutoscaler](t, r, hpaV1, "s")
+	if c := v1.Status.CurrentCPUUtilizationPercentage; c == nil || *c != 75 || v1.Status.DesiredReplicas != 3 ||
+		!strings.Contains(v1.Annotations[api.AnnotationHPAConditions], "ReadyForNewScale") {
+		t.Fatalf("got v1 status %+v annotations %v, want cpu 75%%, 3 desired and the conditions", v1.Status, v1.Annotations)
+	}
+	if err := update(t, r, hpaV1, v1, func(o *autoscalingv1.HorizontalPodAutoscaler) { o.Spec.MaxReplicas = 5 }); err != nil {
+		t.Fatalf("spec update through v1: %v", err)
+	}
+	v2 := getAs[*autoscalingv2.HorizontalPodAutoscaler](t, r, hpaV2, "s")
+	if v2.Spec.MaxReplicas != 5 || len(v2.Status.Conditions) != 1 || len(v2.Status.CurrentMetrics) != 1 || v2.Status.CurrentReplicas != 2 {
+		t.Fatalf("got v2 %+v after a v1 spec update, want max 5 and the status kept", v2.Status)
+	}
+}
