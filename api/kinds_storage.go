@@ -38,7 +38,12 @@ func init() {
 	register(&Resource{Group: "storage.k8s.io", Version: "v1", Name: "csinodes", Singular: "csinode", Kind: "CSINode",
 		newObject: func() Object { return &storagev1.CSINode{} },
 		newList:   func() runtime.Object { return &storagev1.CSINodeList{} }},
-		Rules{Validate: func(o Object) field.ErrorList { return validateCSINode(o.(*storagev1.CSINode)) }})
+		Rules{
+			Validate: func(o Object) field.ErrorList { return validateCSINode(o.(*storagev1.CSINode)) },
+			ValidateUpdate: func(o, old Object) field.ErrorList {
+				return validateCSINodeUpdate(o.(*storagev1.CSINode), old.(*storagev1.CSINode))
+			},
+		})
 	register(&Resource{Group: "storage.k8s.io", Version: "v1", Name: "volumeattachments", Singular: "volumeattachment",
 		Kind: "VolumeAttachment", Subresources: []string{"status"},
 		StoredOnly: "no attach/detach controller yet: volumes are not attached",

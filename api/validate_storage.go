@@ -97,10 +97,29 @@ func validateCSIDriver(d *storagev1.CSIDriver) field.ErrorList {
 	return errs
 }
 
+// validateCSIDriverUpdate: attachRequired and volumeLifecycleModes are
+// immutable (fsGroupPolicy and podInfoOnMount are not, since 1.29).
 func validateCSIDriverUpdate(d, old *storagev1.CSIDriver) field.ErrorList {
 	errs := immutable(d.Spec.AttachRequired, old.Spec.AttachRequired, specPath.Child("attachRequired"))
-	errs = append(errs, immutable(d.Spec.FSGroupPolicy, old.Spec.FSGroupPolicy, specPath.Child("fsGroupPolicy"))...)
 	return append(errs, immutable(d.Spec.VolumeLifecycleModes, old.Spec.VolumeLifecycleModes, specPath.Child("volumeLifecycleModes"))...)
+}
+
+// validateCSINodeUpdate: a driver that stays keeps its node ID, topology
+// keys and allocatable counts; drivers may come and go.
+func validateCSINodeUpdate(n, old *storagev1.CSINode) field.ErrorList {
+	var errs field.ErrorList
+	for i, d := range n.Spec.Drivers {
+		for _, was := range old.Spec.Drivers {
+			if was.Name != d.Name {
+				continue
+			}
+			p := specPath.Child("drivers").Index(i)
+			errs = append(errs, immutable(d.NodeID, was.NodeID, p.Child("nodeID"))...)
+			errs = append(errs, immutable(d.TopologyKeys, was.TopologyKeys, p.Child("topologyKeys"))...)
+			errs = append(errs, immutable(d.Allocatable, was.Allocatable, p.Child("allocatable"))...)
+		}
+	}
+	return errs
 }
 
 func validateCSINode(n *storagev1.CSINode) field.ErrorList {

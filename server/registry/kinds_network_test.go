@@ -74,9 +74,18 @@ func TestStorageKinds(t *testing.T) {
 	if !*drv.Spec.AttachRequired || *drv.Spec.PodInfoOnMount || *drv.Spec.FSGroupPolicy != storagev1.ReadWriteOnceWithFSTypeFSGroupPolicy {
 		t.Fatalf("got CSIDriver spec %+v, want upstream's defaults", drv.Spec)
 	}
-	_, err = create(t, r, api.MustLookup("storage.k8s.io", "v1", "csinodes"),
-		"metadata: {name: n1}\nspec: {drivers: [{name: csi.example.com, nodeID: a}, {name: csi.example.com, nodeID: b}]}")
+	wantInvalid(t, "attachRequired change", update(t, r, api.MustLookup("storage.k8s.io", "v1", "csidrivers"), drv,
+		func(o *storagev1.CSIDriver) { o.Spec.AttachRequired = ptr(false) }), "spec.attachRequired: Invalid value")
+	if err := update(t, r, api.MustLookup("storage.k8s.io", "v1", "csidrivers"), drv,
+		func(o *storagev1.CSIDriver) { o.Spec.FSGroupPolicy = ptr(storagev1.FileFSGroupPolicy) }); err != nil {
+		t.Fatalf("fsGroupPolicy change (mutable since 1.29): %v", err)
+	}
+	csiNodes := api.MustLookup("storage.k8s.io", "v1", "csinodes")
+	_, err = create(t, r, csiNodes, "metadata: {name: n1}\nspec: {drivers: [{name: csi.example.com, nodeID: a}, {name: csi.example.com, nodeID: b}]}")
 	wantInvalid(t, "duplicate driver", err, "spec.drivers[1].name: Duplicate value")
+	node := mustCreate(t, r, csiNodes, "metadata: {name: n2}\nspec: {drivers: [{name: csi.example.com, nodeID: a}]}").(*storagev1.CSINode)
+	wantInvalid(t, "nodeID change", update(t, r, csiNodes, node, func(o *storagev1.CSINode) { o.Spec.Drivers[0].NodeID = "b" }),
+		"spec.drivers[0].nodeID")
 	vaRes := api.MustLookup("storage.k8s.io", "v1", "volumeattachments")
 	va := mustCreate(t, r, vaRes, "metadata: {name: va}\nspec: {attacher: csi.example.com, nodeName: n1, source: {persistentVolumeName: pv1}}").(*storagev1.VolumeAttachment)
 	wantInvalid(t, "node change", update(t, r, vaRes, va, func(o *storagev1.VolumeAttachment) { o.Spec.NodeName = "n2" }), "spec: Invalid value")
