@@ -26,7 +26,8 @@ func init() {
 		Subresources: []string{"status"}, StoredOnly: storedOnly,
 		newObject: func() Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
 		newList:   func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscalerList{} }}
-	registerVersion(v1, v2, conversion{toStorage: hpaV1ToV2, fromStorage: hpaV2ToV1}, Rules{
+	registerVersion(v1, v2, conversion{toStorage: hpaV1ToV2, fromStorage: hpaV2ToV1,
+		statusAnnotations: []string{AnnotationHPACurrentMetrics, AnnotationHPAConditions}}, Rules{
 		Default:  func(o Object) { defaultHPAv1(o.(*autoscalingv1.HorizontalPodAutoscaler)) },
 		Validate: func(o Object) field.ErrorList { return validateHPAv1(o.(*autoscalingv1.HorizontalPodAutoscaler)) },
 	})

@@ -19,6 +19,10 @@ import (
 type conversion struct {
 	toStorage   func(Object) (Object, error)
 	fromStorage func(Object) (Object, error)
+	// statusAnnotations carry the part of the storage version's status
+	// this version has no field for; an update of the main resource
+	// keeps them as stored, as it keeps the status.
+	statusAnnotations []string
 }
 
 // toStorageByType finds the conversion of a served version's Go type.
@@ -55,6 +59,27 @@ func addSchemeConversion(from, to Object, f func(Object) (Object, error)) {
 // (so one list, watch or informer of r covers its collection), rather
 // than converted to another Resource's.
 func (r *Resource) StorageVersion() bool { return r.Storage == nil }
+
+// keepStatus keeps, on an update of the main resource, the annotations
+// that carry the stored status (the status fields are kept already).
+func (r *Resource) keepStatus(obj, old Object) {
+	if r.conv == nil || len(r.conv.statusAnnotations) == 0 {
+		return
+	}
+	a, was := obj.GetAnnotations(), old.GetAnnotations()
+	for _, key := range r.conv.statusAnnotations {
+		v, ok := was[key]
+		switch {
+		case ok && a == nil:
+			a = map[string]string{key: v}
+		case ok:
+			a[key] = v
+		default:
+			delete(a, key)
+		}
+	}
+	obj.SetAnnotations(a)
+}
 
 // ToStorage converts obj to the kind it is stored as, defaulted as that
 // kind; an object of a storage version is returned as it is.

@@ -128,7 +128,10 @@ spec:
 		!strings.Contains(v1.Annotations[api.AnnotationHPAConditions], "ReadyForNewScale") {
 		t.Fatalf("got v1 status %+v annotations %v, want cpu 75%%, 3 desired and the conditions", v1.Status, v1.Annotations)
 	}
-	if err := update(t, r, hpaV1, v1, func(o *autoscalingv1.HorizontalPodAutoscaler) { o.Spec.MaxReplicas = 5 }); err != nil {
+	if err := update(t, r, hpaV1, v1, func(o *autoscalingv1.HorizontalPodAutoscaler) {
+		o.Spec.MaxReplicas = 5
+		o.Annotations = nil // as a client replacing the object with its own manifest
+	}); err != nil {
 		t.Fatalf("spec update through v1: %v", err)
 	}
 	v2 := getAs[*autoscalingv2.HorizontalPodAutoscaler](t, r, hpaV2, "s")
