@@ -36,8 +36,15 @@ func Decodes() int64 { return decodes.Load() }
 // resourceVersion. Stored objects were admitted once, so unknown fields
 // are ignored rather than refused.
 func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
-	obj, _, err := DecodeJSON(r, data, false)
+	stored := r
+	if r.Storage != nil {
+		stored = r.Storage
+	}
+	obj, _, err := DecodeJSON(stored, data, false)
 	if err != nil {
+		return nil, err
+	}
+	if obj, err = r.fromStorage(obj); err != nil {
 		return nil, err
 	}
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))

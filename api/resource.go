@@ -49,6 +49,10 @@ type Resource struct {
 	// acts on them, or acts on only part of them). Clients creating one
 	// get it as a Warning header; docs/API.md says the same.
 	StoredOnly string
+	// Storage, when set, is the Resource this one's objects are stored as
+	// (versions.go); r.conv converts between the two.
+	Storage *Resource
+	conv    *conversion
 
 	newObject func() Object
 	newList   func() runtime.Object
@@ -108,6 +112,9 @@ func (r *Resource) HasSubresource(sub string) bool {
 // Prefix is the datastore key prefix for the resource's objects in namespace
 // ("" for all namespaces, or for cluster-scoped resources). It ends in "/".
 func (r *Resource) Prefix(namespace string) string {
+	if r.Storage != nil {
+		return r.Storage.Prefix(namespace)
+	}
 	group := r.Group
 	if group == "" {
 		group = "core"

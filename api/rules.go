@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -41,6 +42,7 @@ var rulesByType = map[reflect.Type]*Rules{}
 // of one kind register the same rules once per Go type.
 func register(r *Resource, k Rules) {
 	resources = append(resources, r)
+	addToScheme(r)
 	rulesByType[reflect.TypeOf(r.newObject())] = &k
 }
 
@@ -50,4 +52,14 @@ func rulesOf(obj Object) *Rules {
 		return nil
 	}
 	return rulesByType[reflect.TypeOf(obj)]
+}
+
+// addToScheme makes the Scheme know a registered kind, its list and the
+// meta types of its group version.
+func addToScheme(r *Resource) {
+	gv := r.GroupVersion()
+	if !Scheme.IsVersionRegistered(gv) {
+		metav1.AddToGroupVersion(Scheme, gv)
+	}
+	Scheme.AddKnownTypes(gv, r.newObject(), r.newList())
 }

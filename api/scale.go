@@ -9,7 +9,7 @@ import (
 )
 
 // ScaleFor returns the autoscaling/v1 Scale that the "scale" subresource of
-// a Deployment or ReplicaSet shows: the object's identity, spec.replicas,
+// a Deployment, ReplicaSet or StatefulSet shows: the object's identity, spec.replicas,
 // status.replicas and the selector as a string.
 func ScaleFor(obj Object) (*autoscalingv1.Scale, error) {
 	var want, have int32
@@ -19,8 +19,10 @@ func ScaleFor(obj Object) (*autoscalingv1.Scale, error) {
 		want, have, sel = int32(replicas(o.Spec.Replicas)), o.Status.Replicas, o.Spec.Selector
 	case *appsv1.ReplicaSet:
 		want, have, sel = int32(replicas(o.Spec.Replicas)), o.Status.Replicas, o.Spec.Selector
+	case *appsv1.StatefulSet:
+		want, have, sel = int32(replicas(o.Spec.Replicas)), o.Status.Replicas, o.Spec.Selector
 	default:
-		return nil, fmt.Errorf("scale of %T: only Deployments and ReplicaSets scale", obj)
+		return nil, fmt.Errorf("scale of %T: only Deployments, ReplicaSets and StatefulSets scale", obj)
 	}
 	selector := ""
 	if s, err := metav1.LabelSelectorAsSelector(sel); err == nil {
@@ -49,8 +51,10 @@ func SetScale(obj Object, s *autoscalingv1.Scale) error {
 		o.Spec.Replicas = &n
 	case *appsv1.ReplicaSet:
 		o.Spec.Replicas = &n
+	case *appsv1.StatefulSet:
+		o.Spec.Replicas = &n
 	default:
-		return fmt.Errorf("scale of %T: only Deployments and ReplicaSets scale", obj)
+		return fmt.Errorf("scale of %T: only Deployments, ReplicaSets and StatefulSets scale", obj)
 	}
 	return nil
 }

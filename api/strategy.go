@@ -114,6 +114,7 @@ func PrepareForUpdate(r *Resource, obj, old Object) {
 	fresh := old.DeepCopyObject()
 	if r.HasSubresource("status") {
 		copyField(obj, fresh, "Status")
+		r.keepStatus(obj, old)
 	}
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		ns.Spec.Finalizers = fresh.(*corev1.Namespace).Spec.Finalizers

@@ -57,7 +57,13 @@ func New(store datastore.Store, cfg Config) *Cache {
 
 // Informer returns res's informer, making it on first use. Every informer
 // has the standard indexes (IndexNamespace, IndexOwner; pods also IndexNode).
+// A resource served in a version other than its storage version
+// (api.Resource.Storage) has no informer of its own: the storage version's
+// is returned, holding objects of that version.
 func (c *Cache) Informer(res *api.Resource) *Informer {
+	if !res.StorageVersion() {
+		return c.Informer(res.Storage)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	path := resourcePath(res.Group, res.Name)

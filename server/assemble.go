@@ -85,6 +85,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 func (s *Server) startCache(bg context.Context) {
 	s.Cache = informer.New(s.Store, informer.Config{Logger: s.log.With("component", "cache")})
 	for _, res := range api.All() {
+		if !res.StorageVersion() {
+			continue // its storage version's informer holds its objects
+		}
 		s.Cache.Informer(res)
 	}
 	s.Cache.Start(bg)

@@ -64,6 +64,9 @@ func New(d controllers.Deps) *Controller {
 		byID:      map[string]*api.Resource{},
 	}
 	for _, res := range api.All() {
+		if !res.StorageVersion() {
+			continue // its objects are its storage version's
+		}
 		inf := d.Cache.Informer(res)
 		c.informers[res] = inf
 		c.byID[resID(res)] = res

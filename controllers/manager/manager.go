@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/cronjob"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
 	"github.com/bramble-edge/bramble/controllers/disruption"
@@ -46,6 +47,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"deployment", deployment.New(d), 5},
 		{"daemonset", daemonset.New(d), 2},
 		{"job", job.New(d), 5},
+		{"cronjob", cronjob.New(d), 2},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
 		{"resourcequota", resourcequota.New(d), 2},

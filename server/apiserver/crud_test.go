@@ -84,7 +84,7 @@ func TestCRUDEveryKind(t *testing.T) {
 	for _, res := range api.All() {
 		t.Run(res.Name, func(t *testing.T) {
 			coll := collectionPath(res)
-			created := e.post(coll, manifest(t, res.Name, "crud-1")).must(t, http.StatusCreated).obj(t)
+			created := e.post(coll, manifest(t, manifestKey(res), "crud-1")).must(t, http.StatusCreated).obj(t)
 			checkServerFields(t, created, res)
 			uid := jget(created, "metadata.uid")
 

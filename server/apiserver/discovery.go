@@ -48,13 +48,15 @@ func buildDiscovery(k kindView) (*discoveryDocs, error) {
 		if d.resources[gvKey(gv)], err = json.Marshal(resourceList(k, gv)); err != nil {
 			return nil, fmt.Errorf("discovery %s: %w", gv, err)
 		}
-		if gv.Group == "" {
+	}
+	for _, g := range servedGroups(k.GroupVersions()) {
+		if g.name == "" {
 			continue
 		}
-		g := apiGroup(gv)
-		list.Groups = append(list.Groups, g)
-		if d.groups[gv.Group], err = json.Marshal(&g); err != nil {
-			return nil, fmt.Errorf("discovery %s: %w", gv, err)
+		ag := apiGroup(g)
+		list.Groups = append(list.Groups, ag)
+		if d.groups[g.name], err = json.Marshal(&ag); err != nil {
+			return nil, fmt.Errorf("discovery %s: %w", g.name, err)
 		}
 	}
 	if d.groupList, err = json.Marshal(list); err != nil {
@@ -65,12 +67,14 @@ func buildDiscovery(k kindView) (*discoveryDocs, error) {
 
 func gvKey(gv schema.GroupVersion) string { return gv.String() }
 
-func apiGroup(gv schema.GroupVersion) metav1.APIGroup {
-	v := metav1.GroupVersionForDiscovery{GroupVersion: gv.String(), Version: gv.Version}
-	return metav1.APIGroup{
-		TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
-		Name:     gv.Group, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v,
+func apiGroup(g servedGroup) metav1.APIGroup {
+	ag := metav1.APIGroup{TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: g.name}
+	for _, v := range g.versions {
+		ag.Versions = append(ag.Versions, metav1.GroupVersionForDiscovery{
+			GroupVersion: schema.GroupVersion{Group: g.name, Version: v}.String(), Version: v})
 	}
+	ag.PreferredVersion = ag.Versions[0]
+	return ag
 }
 
 // resourceList is the legacy discovery document of one group version:
@@ -120,15 +124,15 @@ func subresourceKind(res *api.Resource, sub string) schema.GroupVersionKind {
 func (d *discoveryDocs) buildAggregated(k kindView) error {
 	core := aggregatedList()
 	groups := aggregatedList()
-	for _, gv := range k.GroupVersions() {
-		g := apidiscoveryv2.APIGroupDiscovery{
-			ObjectMeta: metav1.ObjectMeta{Name: gv.Group},
-			Versions: []apidiscoveryv2.APIVersionDiscovery{{
-				Version: gv.Version, Resources: aggregatedResources(k, gv),
+	for _, sg := range servedGroups(k.GroupVersions()) {
+		g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: sg.name}}
+		for _, v := range sg.versions {
+			g.Versions = append(g.Versions, apidiscoveryv2.APIVersionDiscovery{
+				Version: v, Resources: aggregatedResources(k, schema.GroupVersion{Group: sg.name, Version: v}),
 				Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent,
-			}},
+			})
 		}
-		if gv.Group == "" {
+		if sg.name == "" {
 			core.Items = append(core.Items, g)
 		} else {
 			groups.Items = append(groups.Items, g)

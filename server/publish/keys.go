@@ -22,6 +22,9 @@ const registryPrefix = "/registry/"
 var byPrefix = func() map[string]*api.Resource {
 	m := map[string]*api.Resource{}
 	for _, r := range api.All() {
+		if !r.StorageVersion() {
+			continue // keys under its prefix are its storage version's
+		}
 		m[strings.TrimPrefix(r.Prefix(""), registryPrefix)] = r
 	}
 	return m

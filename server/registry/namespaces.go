@@ -97,7 +97,7 @@ func (r *Registry) purgeNamespace(ctx context.Context, name string) (int, error)
 	background := metav1.DeletePropagationBackground
 	opts := &DeleteOptions{DeleteOptions: &metav1.DeleteOptions{PropagationPolicy: &background}}
 	for _, res := range r.kinds.All() {
-		if !res.Namespaced {
+		if !res.Namespaced || !res.StorageVersion() {
 			continue
 		}
 		page, err := r.store.List(ctx, res.Prefix(name), datastore.ListOptions{})

@@ -14,6 +14,10 @@ import (
 // encodeStored encodes obj for the datastore, without its resourceVersion:
 // the datastore revision is the resourceVersion.
 func encodeStored(obj api.Object) ([]byte, error) {
+	obj, err := api.ToStorage(obj) // another version of a kind is stored as its storage version
+	if err != nil {
+		return nil, err
+	}
 	rv := obj.GetResourceVersion()
 	obj.SetResourceVersion("")
 	data, err := api.Encode(obj)

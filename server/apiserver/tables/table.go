@@ -41,7 +41,10 @@ func Table(r *api.Resource, objs []api.Object, opts Options) (*metav1.Table, err
 	if err != nil {
 		return nil, err
 	}
-	p, ok := printers[r.Kind]
+	p, ok := printers[r.APIVersion()+"/"+r.Kind] // a kind with the name of another group's
+	if !ok {
+		p, ok = printers[r.Kind]
+	}
 	if !ok || r.Unstructured() {
 		p = genericPrinter // a kind added at run time may share a built-in kind's name
 	}
