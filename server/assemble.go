@@ -14,6 +14,7 @@ import (
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/certificates"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -49,6 +50,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}
+	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {

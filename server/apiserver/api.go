@@ -145,6 +145,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.user = user
+	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {
 		ri.createAuthz = true
 	} else if err := a.authorize(r.Context(), ri, ri.attributes()); err != nil {
