@@ -17,8 +17,8 @@ func init() {
 		Subresources: []string{"status", "approval"}, StoredOnly: CSRStoredOnly,
 		newObject: func() Object { return &certificatesv1.CertificateSigningRequest{} },
 		newList:   func() runtime.Object { return &certificatesv1.CertificateSigningRequestList{} }},
-		Rules{Default: defaultCSR, Validate: validateCSR, ValidateUpdate: validateCSRUpdate,
-			ValidateStatus: validateCSRStatus, Fields: csrFields})
+		// server/certificates keeps the spec as created on updates.
+		Rules{Default: defaultCSR, Validate: validateCSR, ValidateStatus: validateCSRStatus, Fields: csrFields})
 }
 
 // defaultCSR gives a condition without a status the status True, as

@@ -7,7 +7,6 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -80,16 +79,6 @@ func validateSignerName(name string, p *field.Path) field.ErrorList {
 		errs = append(errs, field.TooLong(p, name, 571))
 	}
 	return errs
-}
-
-// validateCSRUpdate keeps the request as created: spec is what was asked
-// for and by whom.
-func validateCSRUpdate(obj, old Object) field.ErrorList {
-	spec, oldSpec := obj.(*certificatesv1.CertificateSigningRequest).Spec, old.(*certificatesv1.CertificateSigningRequest).Spec
-	if !equality.Semantic.DeepEqual(spec, oldSpec) {
-		return field.ErrorList{field.Forbidden(field.NewPath("spec"), "field is immutable")}
-	}
-	return nil
 }
 
 func validateCSRStatus(obj Object) field.ErrorList {

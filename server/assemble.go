@@ -14,6 +14,7 @@ import (
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/bootstrap"
 	"github.com/bramble-edge/bramble/server/certificates"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
@@ -54,6 +55,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	s.Client = s.Registry.Client()
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		return nil, err
+	}
+	if err := s.bootstrapObjects(bg); err != nil {
 		return nil, err
 	}
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
@@ -160,4 +164,14 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle("/", s.API)
 	return mux, nil
+}
+
+// bootstrapObjects makes the objects every cluster has: upstream's default
+// ClusterRoles, and an APIService per group version served here, kept in
+// step with the kinds served.
+func (s *Server) bootstrapObjects(bg context.Context) error {
+	if err := bootstrap.EnsureClusterRoles(bg, s.Registry); err != nil {
+		return err
+	}
+	return bootstrap.KeepAPIServices(bg, s.Registry, s.log)
 }

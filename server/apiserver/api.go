@@ -139,6 +139,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, authError(err, auth.ErrUnauthenticated, unauthorized))
 		return
 	}
+	if r.URL.Path == accessReviewPath {
+		a.reviewAccess(w, r, user)
+		return
+	}
 	ri, err := parseRequest(a.reg.Kinds(), r)
 	if err != nil {
 		a.writeError(w, r, err)
