@@ -7,8 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// CSRStoredOnly is what bramble does not yet do with CSRs.
-const CSRStoredOnly = "approved requests are not signed yet (no status.certificate is issued)"
+// CSRStoredOnly is what bramble does not yet do with CSRs: only the
+// kube-apiserver-client signer runs (server/certificates).
+const CSRStoredOnly = "only approved requests for signer kubernetes.io/kube-apiserver-client are signed; other signers' are stored without a certificate"
 
 func init() {
 	addServedGroup(certificatesv1.AddToScheme, certificatesv1.SchemeGroupVersion)

@@ -168,10 +168,14 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 
 // bootstrapObjects makes the objects every cluster has: upstream's default
 // ClusterRoles, and an APIService per group version served here, kept in
-// step with the kinds served.
+// step with the kinds served; and starts the signer of approved
+// kube-apiserver-client certificate requests.
 func (s *Server) bootstrapObjects(bg context.Context) error {
 	if err := bootstrap.EnsureClusterRoles(bg, s.Registry); err != nil {
 		return err
 	}
+	signer := &certificates.Signer{CA: s.PKI, Client: s.Client, Cache: s.Cache, Log: s.log.With("component", "csr-signer")}
+	signer.Start(bg)
+	s.stops = append(s.stops, signer.Stop)
 	return bootstrap.KeepAPIServices(bg, s.Registry, s.log)
 }
