@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/clusterroleaggregation"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
 	"github.com/bramble-edge/bramble/controllers/gc"
@@ -45,6 +46,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"job", job.New(d), 5},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
 		{"garbage-collector", gc.New(d), 2},
+		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
 	}
 	return m, nil
 }
