@@ -71,7 +71,7 @@ func TestSignerIssuesApprovedClientCertificates(t *testing.T) {
 		}
 	}
 	submit("alice", csrPEM(t, "alice", "bramble:viewers"), true, certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature)
-	submit("server", csrPEM(t, "web"), true, certificatesv1.UsageServerAuth)
+	submit("server", csrPEM(t, "web"), true, certificatesv1.UsageClientAuth, certificatesv1.UsageServerAuth)
 	submit("node", csrPEM(t, "system:node:pi-1", "system:nodes"), true, certificatesv1.UsageClientAuth)
 	submit("pending", csrPEM(t, "bob"), false, certificatesv1.UsageClientAuth)
 
