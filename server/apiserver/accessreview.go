@@ -52,23 +52,20 @@ func (a *API) decodeAccessReview(w http.ResponseWriter, r *http.Request) (*autho
 	if err != nil {
 		return nil, err
 	}
-	mt, err := mediaType(r.Header.Get("Content-Type"))
+	return parseAccessReview(r.Header.Get("Content-Type"), body)
+}
+
+// parseAccessReview decodes a review body (JSON, YAML or protobuf) and
+// checks that it asks exactly one question.
+func parseAccessReview(contentType string, body []byte) (*authorizationv1.SelfSubjectAccessReview, error) {
+	obj, _, err := decodeBody(api.SelfSubjectAccessReviewResource, contentType, body, "Ignore")
 	if err != nil {
 		return nil, err
 	}
-	var obj api.Object
-	switch mt {
-	case mediaProtobuf:
-		obj, err = api.DecodeProtobuf(api.SelfSubjectAccessReviewResource, body)
-	case mediaYAML:
-		obj, _, err = api.DecodeYAML(api.SelfSubjectAccessReviewResource, body, false)
-	default:
-		obj, _, err = api.DecodeJSON(api.SelfSubjectAccessReviewResource, body, false)
+	review, ok := obj.(*authorizationv1.SelfSubjectAccessReview)
+	if !ok {
+		return nil, badRequest("the body is not a SelfSubjectAccessReview")
 	}
-	if err != nil {
-		return nil, badRequest("%v", err)
-	}
-	review := obj.(*authorizationv1.SelfSubjectAccessReview)
 	if (review.Spec.ResourceAttributes == nil) == (review.Spec.NonResourceAttributes == nil) {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: authorizationv1.GroupName, Kind: "SelfSubjectAccessReview"}, "",
 			field.ErrorList{field.Invalid(field.NewPath("spec"), "", "exactly one of nonResourceAttributes or resourceAttributes must be specified")})

@@ -52,3 +52,20 @@ func TestSelfSubjectAccessReview(t *testing.T) {
 		t.Fatalf("protobuf review of /healthz: got %+v, want allowed", out.Status)
 	}
 }
+
+func FuzzParseAccessReview(f *testing.F) {
+	f.Add("application/json", []byte(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}`))
+	f.Add("application/yaml", []byte("spec: {nonResourceAttributes: {path: /healthz, verb: get}}\n"))
+	f.Add("application/vnd.kubernetes.protobuf", []byte("k8s\x00\n\x2f\n\x17authorization.k8s.io/v1\x12\x17SelfSubjectAccessReview"))
+	f.Add("", []byte(`{"spec":{"resourceAttributes":{},"nonResourceAttributes":{}}}`))
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		review, err := parseAccessReview(contentType, body)
+		requireStatus(t, err)
+		if err == nil {
+			if (review.Spec.ResourceAttributes == nil) == (review.Spec.NonResourceAttributes == nil) {
+				t.Fatalf("accepted a review asking %+v", review.Spec)
+			}
+			_ = reviewAttributes(&review.Spec)
+		}
+	})
+}
