@@ -4,6 +4,8 @@ package apiserver
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,9 +15,28 @@ import (
 
 // TestKubectlRBAC drives the RBAC kinds with the real kubectl: the create
 // commands, upstream's columns, the default ClusterRoles, auth can-i
-// answered by the server's authorizer, and api-versions.
+// answered by the server's authorizer, api-versions and the local
+// APIServices.
 func TestKubectlRBAC(t *testing.T) {
-	k := newKubectlEnv(t)
+	forKubectls(t, testKubectlRBAC)
+}
+
+// forKubectls runs test with the machine's kubectl and the oldest and
+// newest kubectl bramble supports.
+func forKubectls(t *testing.T, test func(t *testing.T, k *kubectlEnv)) {
+	for _, bin := range []string{"kubectl", "/usr/lib/google-cloud-sdk/bin/kubectl.1.27", "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"} {
+		t.Run(filepath.Base(bin), func(t *testing.T) {
+			if _, err := exec.LookPath(bin); err != nil {
+				t.Fatalf("%s is required for this test: %v", bin, err)
+			}
+			k := newKubectlEnv(t)
+			k.bin = bin
+			test(t, k)
+		})
+	}
+}
+
+func testKubectlRBAC(t *testing.T, k *kubectlEnv) {
 	if err := bootstrap.EnsureClusterRoles(context.Background(), k.api.Registry()); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +61,10 @@ func TestKubectlRBAC(t *testing.T) {
 	wantContains(t, k.ok(t, "", "--token=viewer-token", "auth", "can-i", "list", "pods"), "yes")
 	wantContains(t, k.ok(t, "", "api-versions"), "rbac.authorization.k8s.io/v1", "certificates.k8s.io/v1",
 		"admissionregistration.k8s.io/v1", "apiregistration.k8s.io/v1")
+	if err := bootstrap.SyncAPIServices(context.Background(), k.api.Registry()); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, k.ok(t, "", "get", "apiservices"), "SERVICE", "AVAILABLE", "v1.rbac.authorization.k8s.io", "Local", "True")
 }
 
 const csrAlice = `apiVersion: certificates.k8s.io/v1
@@ -58,7 +83,10 @@ spec:
 // and kubectl certificate approve and deny work (server/certificates
 // tests that a request cannot be both).
 func TestKubectlCertificateApprove(t *testing.T) {
-	k := newKubectlEnv(t)
+	forKubectls(t, testKubectlCertificateApprove)
+}
+
+func testKubectlCertificateApprove(t *testing.T, k *kubectlEnv) {
 	k.api.Registry().Use(&certificates.Admission{})
 	wantContains(t, k.ok(t, csrAlice, "apply", "-f", "-"), "certificatesigningrequest.certificates.k8s.io/alice created")
 	wantContains(t, k.ok(t, "", "get", "csr"), "SIGNERNAME", "REQUESTOR", "REQUESTEDDURATION", "CONDITION",
