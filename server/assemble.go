@@ -57,9 +57,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
-	if err := s.bootstrapObjects(bg); err != nil {
-		return nil, err
-	}
+	s.bootstrapObjects(bg)
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
 	if err := revoker.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate revocation: %w", err)
@@ -166,16 +164,13 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	return mux, nil
 }
 
-// bootstrapObjects makes the objects every cluster has: upstream's default
-// ClusterRoles, and an APIService per group version served here, kept in
-// step with the kinds served; and starts the signer of approved
-// kube-apiserver-client certificate requests.
-func (s *Server) bootstrapObjects(bg context.Context) error {
-	if err := bootstrap.EnsureClusterRoles(bg, s.Registry); err != nil {
-		return err
-	}
+// bootstrapObjects makes, in the background, the objects every cluster
+// has: upstream's default ClusterRoles, and an APIService per group
+// version served here, kept in step with the kinds served; and starts the
+// signer of approved kube-apiserver-client certificate requests.
+func (s *Server) bootstrapObjects(bg context.Context) {
+	bootstrap.Start(bg, s.Registry, s.log.With("component", "bootstrap"))
 	signer := &certificates.Signer{CA: s.PKI, Client: s.Client, Cache: s.Cache, Log: s.log.With("component", "csr-signer")}
 	signer.Start(bg)
 	s.stops = append(s.stops, signer.Stop)
-	return bootstrap.KeepAPIServices(bg, s.Registry, s.log)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -107,9 +108,12 @@ func markAvailable(ctx context.Context, reg *registry.Registry, s *api.APIServic
 	return err
 }
 
-// KeepAPIServices syncs now, then again after every change to the set of
-// kinds, until ctx ends. Failures are logged and retried on the next change.
-func KeepAPIServices(ctx context.Context, reg *registry.Registry, log *slog.Logger) error {
+// Start makes the default ClusterRoles, then keeps the local APIServices
+// in step with the set of kinds, in the background until ctx ends, as
+// upstream's post-start hooks do; the API serves meanwhile. Failures are
+// logged and retried: the first steps every few seconds, the sync on the
+// next change of kinds.
+func Start(ctx context.Context, reg *registry.Registry, log *slog.Logger) {
 	changed := make(chan struct{}, 1)
 	reg.Kinds().OnChange(func() {
 		select {
@@ -117,10 +121,11 @@ func KeepAPIServices(ctx context.Context, reg *registry.Registry, log *slog.Logg
 		default:
 		}
 	})
-	if err := SyncAPIServices(ctx, reg); err != nil {
-		return err
-	}
 	go func() {
+		if !retry(ctx, log, "create default cluster roles", func() error { return EnsureClusterRoles(ctx, reg) }) ||
+			!retry(ctx, log, "sync local APIServices", func() error { return SyncAPIServices(ctx, reg) }) {
+			return
+		}
 		for {
 			select {
 			case <-ctx.Done():
@@ -132,5 +137,20 @@ func KeepAPIServices(ctx context.Context, reg *registry.Registry, log *slog.Logg
 			}
 		}
 	}()
-	return nil
+}
+
+// retry runs f until it succeeds (true) or ctx ends (false).
+func retry(ctx context.Context, log *slog.Logger, what string, f func() error) bool {
+	for {
+		err := f()
+		if err == nil {
+			return true
+		}
+		log.Warn(what, "err", err)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(3 * time.Second):
+		}
+	}
 }

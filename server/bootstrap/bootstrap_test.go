@@ -49,21 +49,21 @@ func apiService(t *testing.T, reg *registry.Registry, name string) (local bool, 
 	return s.Spec.Service == nil, available
 }
 
-// TestLocalAPIServicesFollowKinds: every served group version has a Local,
-// Available APIService; one added at run time gets one, and loses it when
+// TestLocalAPIServicesFollowKinds: Start makes the default roles and, for
+// every served group version, a Local, Available APIService; one added at run time gets one, and loses it when
 // it goes; an APIService with a service is left alone.
 func TestLocalAPIServicesFollowKinds(t *testing.T) {
 	reg := newRegistry(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := KeepAPIServices(ctx, reg, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		t.Fatal(err)
-	}
+	Start(ctx, reg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, name := range []string{"v1.", "v1.apps", "v1.rbac.authorization.k8s.io", "v1.apiregistration.k8s.io"} {
-		if local, avail := apiService(t, reg, name); !local || avail != "True" {
-			t.Fatalf("%s: got local %v available %q, want Local and True", name, local, avail)
-		}
+		waitFor(t, name+" Local and Available", func() bool { local, a := apiService(t, reg, name); return local && a == "True" })
 	}
+	waitFor(t, "the default cluster roles", func() bool {
+		_, err := reg.Get(ctx, api.MustLookup("rbac.authorization.k8s.io", "v1", "clusterroles"), "", "view")
+		return err == nil
+	})
 	remote := &api.APIService{Spec: api.APIServiceSpec{Group: "metrics.k8s.io", Version: "v1beta1",
 		GroupPriorityMinimum: 100, VersionPriority: 100, Service: &api.ServiceReference{Namespace: "kube-system", Name: "metrics-server"}}}
 	remote.Name = "v1beta1.metrics.k8s.io"

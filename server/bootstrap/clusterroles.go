@@ -103,7 +103,18 @@ func role(name string, labels map[string]string, agg *rbacv1.AggregationRule, ru
 // ones that do (perhaps changed by an administrator) are left alone.
 func EnsureClusterRoles(ctx context.Context, reg *registry.Registry) error {
 	res := api.MustLookup("rbac.authorization.k8s.io", "v1", "clusterroles")
+	list, err := reg.List(ctx, res, "", registry.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("list cluster roles: %w", err)
+	}
+	have := map[string]bool{}
+	for _, obj := range list.Items {
+		have[obj.GetName()] = true
+	}
 	for _, r := range DefaultClusterRoles() {
+		if have[r.Name] {
+			continue
+		}
 		_, err := reg.Create(ctx, res, "", r, registry.WriteOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create cluster role %s: %w", r.Name, err)
