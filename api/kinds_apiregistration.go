@@ -63,12 +63,20 @@ func validateAPIService(obj Object) field.ErrorList {
 	if p := s.Spec.VersionPriority; p <= 0 || p > 1000 {
 		errs = append(errs, field.Invalid(sp.Child("versionPriority"), p, "must be positive and less than 1000"))
 	}
-	svc := s.Spec.Service
+	return append(errs, validateAPIServiceTarget(&s.Spec, sp)...)
+}
+
+// validateAPIServiceTarget: a local APIService has no CA bundle nor TLS
+// flag; a remote one names its Service, a port in range, and not both a
+// CA bundle and insecureSkipTLSVerify.
+func validateAPIServiceTarget(spec *APIServiceSpec, sp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	svc := spec.Service
 	if svc == nil {
-		if len(s.Spec.CABundle) > 0 {
+		if len(spec.CABundle) > 0 {
 			errs = append(errs, field.Invalid(sp.Child("caBundle"), "<ca bundle>", "local APIServices may not have a caBundle"))
 		}
-		if s.Spec.InsecureSkipTLSVerify {
+		if spec.InsecureSkipTLSVerify {
 			errs = append(errs, field.Invalid(sp.Child("insecureSkipTLSVerify"), true, "local APIServices may not have insecureSkipTLSVerify"))
 		}
 		return errs
@@ -86,7 +94,7 @@ func validateAPIService(obj Object) field.ErrorList {
 	if p := svc.Port; p != nil && (*p < 1 || *p > 65535) {
 		errs = append(errs, field.Invalid(sp.Child("service", "port"), *p, "must be between 1 and 65535, inclusive"))
 	}
-	if s.Spec.InsecureSkipTLSVerify && len(s.Spec.CABundle) > 0 {
+	if spec.InsecureSkipTLSVerify && len(spec.CABundle) > 0 {
 		errs = append(errs, field.Invalid(sp.Child("insecureSkipTLSVerify"), true, "may not be true if caBundle is present"))
 	}
 	return errs

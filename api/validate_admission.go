@@ -78,14 +78,15 @@ func validateWebhook(w webhook, p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, validateReviewVersions(w.reviewVersions, p.Child("admissionReviewVersions"))...)
 	errs = append(errs, validateClientConfig(w.clientConfig, p.Child("clientConfig"))...)
-	opts := metav1validation.LabelSelectorValidationOptions{}
-	if w.namespaceSelector != nil {
-		errs = append(errs, metav1validation.ValidateLabelSelector(w.namespaceSelector, opts, p.Child("namespaceSelector"))...)
+	errs = append(errs, validateOptionalSelector(w.namespaceSelector, p.Child("namespaceSelector"))...)
+	return append(errs, validateOptionalSelector(w.objectSelect, p.Child("objectSelector"))...)
+}
+
+func validateOptionalSelector(sel *metav1.LabelSelector, p *field.Path) field.ErrorList {
+	if sel == nil {
+		return nil
 	}
-	if w.objectSelect != nil {
-		errs = append(errs, metav1validation.ValidateLabelSelector(w.objectSelect, opts, p.Child("objectSelector"))...)
-	}
-	return errs
+	return metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, p)
 }
 
 func validateRuleWithOperations(r arv1.RuleWithOperations, p *field.Path) field.ErrorList {

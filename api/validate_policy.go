@@ -33,9 +33,17 @@ func validatePolicy(obj Object) field.ErrorList {
 	if len(spec.Validations) == 0 && len(spec.AuditAnnotations) == 0 {
 		errs = append(errs, field.Required(sp.Child("validations"), "validations or auditAnnotations must contain at least one item"))
 	}
+	errs = append(errs, validatePolicyExpressions(&spec, sp)...)
+	return append(errs, optionalEnum(sp.Child("failurePolicy"), (*string)(spec.FailurePolicy), "Fail", "Ignore")...)
+}
+
+// validatePolicyExpressions checks the policy's validations and audit
+// annotations: each has its expression.
+func validatePolicyExpressions(spec *arv1.ValidatingAdmissionPolicySpec, sp *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	for i, v := range spec.Validations {
 		vp := sp.Child("validations").Index(i)
-		errs = append(errs, requiredExpression(v.Expression, vp)...)
+		errs = append(errs, requiredExpression(v.Expression, vp.Child("expression"))...)
 		if strings.ContainsAny(v.Message, "\n\r") {
 			errs = append(errs, field.Invalid(vp.Child("message"), v.Message, "message must not contain line breaks"))
 		}
@@ -44,28 +52,35 @@ func validatePolicy(obj Object) field.ErrorList {
 		}
 	}
 	for i, a := range spec.AuditAnnotations {
-		errs = append(errs, requiredExpression(a.ValueExpression, sp.Child("auditAnnotations").Index(i))...)
+		errs = append(errs, requiredExpression(a.ValueExpression, sp.Child("auditAnnotations").Index(i).Child("valueExpression"))...)
 	}
+	return append(errs, validateNamedExpressions(spec, sp)...)
+}
+
+// validateNamedExpressions checks variables (C identifiers) and match
+// conditions (named): each has its expression.
+func validateNamedExpressions(spec *arv1.ValidatingAdmissionPolicySpec, sp *field.Path) field.ErrorList {
+	var errs field.ErrorList
 	for i, v := range spec.Variables {
 		vp := sp.Child("variables").Index(i)
 		if msgs := validation.IsCIdentifier(v.Name); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, strings.Join(msgs, "; ")))
 		}
-		errs = append(errs, requiredExpression(v.Expression, vp)...)
+		errs = append(errs, requiredExpression(v.Expression, vp.Child("expression"))...)
 	}
 	for i, c := range spec.MatchConditions {
 		cp := sp.Child("matchConditions").Index(i)
 		if c.Name == "" {
 			errs = append(errs, field.Required(cp.Child("name"), ""))
 		}
-		errs = append(errs, requiredExpression(c.Expression, cp)...)
+		errs = append(errs, requiredExpression(c.Expression, cp.Child("expression"))...)
 	}
-	return append(errs, optionalEnum(sp.Child("failurePolicy"), (*string)(spec.FailurePolicy), "Fail", "Ignore")...)
+	return errs
 }
 
 func requiredExpression(expr string, p *field.Path) field.ErrorList {
 	if strings.TrimSpace(expr) == "" {
-		return field.ErrorList{field.Required(p.Child("expression"), "expression is not specified")}
+		return field.ErrorList{field.Required(p, "expression is not specified")}
 	}
 	return nil
 }

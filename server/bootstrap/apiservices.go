@@ -63,17 +63,8 @@ func SyncAPIServices(ctx context.Context, reg *registry.Registry) error {
 		return fmt.Errorf("list apiservices: %w", err)
 	}
 	for _, obj := range list.Items {
-		s := obj.(*api.APIService)
-		if _, ok := want[s.Name]; ok {
-			delete(want, s.Name)
-			if s.Spec.Service == nil && !available(s) {
-				err = markAvailable(ctx, reg, s)
-			}
-		} else if s.Labels[AutomanagedLabel] != "" && s.Spec.Service == nil {
-			_, err = reg.Delete(ctx, res, "", s.Name, &registry.DeleteOptions{})
-		}
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return fmt.Errorf("apiservice %s: %w", s.Name, err)
+		if err := reconcile(ctx, reg, res, obj.(*api.APIService), want); err != nil {
+			return err
 		}
 	}
 	for _, gv := range want {
@@ -87,6 +78,24 @@ func SyncAPIServices(ctx context.Context, reg *registry.Registry) error {
 		if err != nil {
 			return fmt.Errorf("apiservice %s: %w", gv, err)
 		}
+	}
+	return nil
+}
+
+// reconcile marks a wanted local APIService Available (and takes it off
+// want), or deletes an automanaged one that is not wanted.
+func reconcile(ctx context.Context, reg *registry.Registry, res *api.Resource, s *api.APIService, want map[string]schema.GroupVersion) error {
+	var err error
+	if _, ok := want[s.Name]; ok {
+		delete(want, s.Name)
+		if s.Spec.Service == nil && !available(s) {
+			err = markAvailable(ctx, reg, s)
+		}
+	} else if s.Labels[AutomanagedLabel] != "" && s.Spec.Service == nil {
+		_, err = reg.Delete(ctx, res, "", s.Name, &registry.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("apiservice %s: %w", s.Name, err)
 	}
 	return nil
 }

@@ -100,15 +100,23 @@ func (s *Signer) sync(ctx context.Context, csr *certificatesv1.CertificateSignin
 	return err
 }
 
-// issue returns the certificate for csr, or why it cannot be issued.
-func (s *Signer) issue(csr *certificatesv1.CertificateSigningRequest) ([]byte, string) {
+// checkUsages returns why csr's key usages cannot be honoured, or "".
+func checkUsages(csr *certificatesv1.CertificateSigningRequest) string {
 	for _, u := range csr.Spec.Usages {
 		if !clientUsages.Has(u) {
-			return nil, fmt.Sprintf("usage %q is not allowed for signer %s", u, csr.Spec.SignerName)
+			return fmt.Sprintf("usage %q is not allowed for signer %s", u, csr.Spec.SignerName)
 		}
 	}
 	if !sets.New(csr.Spec.Usages...).Has(certificatesv1.UsageClientAuth) {
-		return nil, `usage "client auth" is required`
+		return `usage "client auth" is required`
+	}
+	return ""
+}
+
+// issue returns the certificate for csr, or why it cannot be issued.
+func (s *Signer) issue(csr *certificatesv1.CertificateSigningRequest) ([]byte, string) {
+	if reason := checkUsages(csr); reason != "" {
+		return nil, reason
 	}
 	block, _ := pem.Decode(csr.Spec.Request)
 	if block == nil {
