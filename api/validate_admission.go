@@ -102,9 +102,12 @@ func validateRuleWithOperations(r arv1.RuleWithOperations, p *field.Path) field.
 
 func validateRule(r arv1.Rule, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for name, list := range map[string][]string{"apiGroups": r.APIGroups, "apiVersions": r.APIVersions, "resources": r.Resources} {
-		if len(list) == 0 {
-			errs = append(errs, field.Required(p.Child(name), ""))
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"apiGroups", r.APIGroups}, {"apiVersions", r.APIVersions}, {"resources", r.Resources}} {
+		if len(f.list) == 0 {
+			errs = append(errs, field.Required(p.Child(f.name), ""))
 		}
 	}
 	for k, res := range r.Resources {
