@@ -4,13 +4,18 @@ package apiserver
 
 import (
 	"context"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/server/bootstrap"
 	"github.com/bramble-edge/bramble/server/certificates"
+	"github.com/bramble-edge/bramble/server/pki"
 )
 
 // TestKubectlRBAC drives the RBAC kinds with the real kubectl: the create
@@ -80,7 +85,8 @@ spec:
 `
 
 // TestKubectlCertificateApprove: a CSR's requestor is who created it,
-// and kubectl certificate approve and deny work (server/certificates
+// kubectl certificate approve and deny work, and an approved
+// kube-apiserver-client request is issued (server/certificates
 // tests that a request cannot be both).
 func TestKubectlCertificateApprove(t *testing.T) {
 	forKubectls(t, testKubectlCertificateApprove)
@@ -88,6 +94,26 @@ func TestKubectlCertificateApprove(t *testing.T) {
 
 func testKubectlCertificateApprove(t *testing.T, k *kubectlEnv) {
 	k.api.Registry().Use(&certificates.Admission{})
+	ca, err := pki.Load(t.TempDir(), pki.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := informer.New(k.store, informer.Config{})
+	cache.Informer(api.MustLookup("certificates.k8s.io", "v1", "certificatesigningrequests"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cache.Start(ctx)
+	signer := &certificates.Signer{CA: ca, Client: k.api.Registry().Client(), Cache: cache, Log: slog.New(slog.DiscardHandler)}
+	signer.Start(ctx)
+	t.Cleanup(func() { cancel(); signer.Stop(); cache.Stop() })
+	signed := strings.Replace(csrAlice, "example.com/test-signer", "kubernetes.io/kube-apiserver-client", 1)
+	signed = strings.Replace(signed, "name: alice", "name: carol", 1)
+	wantContains(t, k.ok(t, signed, "apply", "-f", "-"), "carol created")
+	wantContains(t, k.ok(t, "", "certificate", "approve", "carol"), "carol approved")
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(k.ok(t, "", "get", "csr", "carol"), "Approved,Issued"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("carol was not issued:\n%s", k.ok(t, "", "get", "csr", "carol"))
+		}
+	}
 	wantContains(t, k.ok(t, csrAlice, "apply", "-f", "-"), "certificatesigningrequest.certificates.k8s.io/alice created")
 	wantContains(t, k.ok(t, "", "get", "csr"), "SIGNERNAME", "REQUESTOR", "REQUESTEDDURATION", "CONDITION",
 		"example.com/test-signer", "admin", "24h", "Pending")
