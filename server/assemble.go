@@ -15,6 +15,8 @@ import (
 	"github.com/bramble-edge/bramble/server/admission"
 	"github.com/bramble-edge/bramble/server/apiserver"
 	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/bootstrap"
+	"github.com/bramble-edge/bramble/server/certificates"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -58,11 +60,13 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := admission.InstallPolicy(bg, s.Registry); err != nil {
 		return nil, err
 	}
+	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
 		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
+	s.bootstrapObjects(bg)
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
 	if err := revoker.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate revocation: %w", err)
@@ -170,4 +174,15 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle("/", s.API)
 	return mux, nil
+}
+
+// bootstrapObjects makes, in the background, the objects every cluster
+// has: upstream's default ClusterRoles, and an APIService per group
+// version served here, kept in step with the kinds served; and starts the
+// signer of approved kube-apiserver-client certificate requests.
+func (s *Server) bootstrapObjects(bg context.Context) {
+	bootstrap.Start(bg, s.Registry, s.log.With("component", "bootstrap"))
+	signer := &certificates.Signer{CA: s.PKI, Client: s.Client, Cache: s.Cache, Log: s.log.With("component", "csr-signer")}
+	signer.Start(bg)
+	s.stops = append(s.stops, signer.Stop)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/cronjob"
+	"github.com/bramble-edge/bramble/controllers/clusterroleaggregation"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
 	"github.com/bramble-edge/bramble/controllers/disruption"
@@ -54,6 +55,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"disruption", disruption.New(d), 2},
 		{"endpoints", endpoints.New(d), 2},
 		{"endpointslice", endpoints.NewSlices(d), 2},
+		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
 	}
 	return m, nil
 }

@@ -139,12 +139,17 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, authError(err, auth.ErrUnauthenticated, unauthorized))
 		return
 	}
+	if r.URL.Path == accessReviewPath {
+		a.reviewAccess(w, r, user)
+		return
+	}
 	ri, err := parseRequest(a.reg.Kinds(), r)
 	if err != nil {
 		a.writeError(w, r, err)
 		return
 	}
 	ri.user = user
+	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {
 		ri.createAuthz = true
 	} else if err := a.authorize(r.Context(), ri, ri.attributes()); err != nil {

@@ -56,7 +56,38 @@ var manifests = map[string]string{
 	"runtimeclasses":  `{"apiVersion":"node.k8s.io/v1","kind":"RuntimeClass","metadata":{"name":"NAME"},"handler":"runc"}`,
 	"poddisruptionbudgets": `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"NAME"},
 		"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}}}`,
+	"roles": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"NAME"},
+		"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]}`,
+	"clusterroles": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"NAME"},
+		"rules":[{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`,
+	"rolebindings": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"NAME"},
+		"roleRef":{"kind":"Role","name":"reader"},"subjects":[{"kind":"User","name":"alice"}]}`,
+	"clusterrolebindings": `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"NAME"},
+		"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},
+		"subjects":[{"kind":"ServiceAccount","name":"default","namespace":"default"}]}`,
+	"certificatesigningrequests": `{"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest","metadata":{"name":"NAME"},
+		"spec":{"signerName":"kubernetes.io/kube-apiserver-client","usages":["client auth"],"request":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIa01JR01BZ0VBTUNveERqQU1CZ05WQkFNTUJXRnNhV05sTVJnd0ZnWURWUVFLREE5aWNtRnRZbXhsT25acApaWGRsY25Nd1dUQVRCZ2NxaGtqT1BRSUJCZ2dxaGtqT1BRTUJCd05DQUFUOVpERUxtcklkR2EyZVdPRVRZZjdJCmdIak1nVHErRHgyWFJqTmdnWlMvOTBqSVhQaE5SbVk1aWYvUXFBWU5td1h4Mkk2bkNmaDcxZWgwZE1NOFJSbzIKb0FBd0NnWUlLb1pJemowRUF3SURSd0F3UkFJZ0FVc09IOWpjU0wwdnEvUTkxcXdWOTgwcUhrcHpwdk9PZ3FNLwpFYU5nTmpJQ0lIeXNsaml6WjVPbmI0UWhrK2pVemJKdzUxQVJReVdLdHZ1NndPVUEzNVBFCi0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo="}}`,
+	"validatingwebhookconfigurations": `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",
+		"metadata":{"name":"NAME"},"webhooks":[{"name":"check.example.com","sideEffects":"None","admissionReviewVersions":["v1"],
+		"clientConfig":{"service":{"namespace":"default","name":"hook"}},
+		"rules":[{"operations":["CREATE"],"apiGroups":[""],"apiVersions":["v1"],"resources":["pods"]}]}]}`,
+	"mutatingwebhookconfigurations": `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingWebhookConfiguration",
+		"metadata":{"name":"NAME"},"webhooks":[{"name":"inject.example.com","sideEffects":"None","admissionReviewVersions":["v1"],
+		"clientConfig":{"url":"https://hook.example.com/mutate"}}]}`,
+	"validatingadmissionpolicies": `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
+		"metadata":{"name":"NAME"},"spec":{"matchConstraints":{"resourceRules":[{"operations":["CREATE"],
+		"apiGroups":["apps"],"apiVersions":["v1"],"resources":["deployments"]}]},
+		"validations":[{"expression":"object.spec.replicas <= 5"}]}}`,
+	"validatingadmissionpolicybindings": `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
+		"metadata":{"name":"NAME"},"spec":{"policyName":"replica-limit","validationActions":["Deny"]}}`,
+	"apiservices": `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"NAME"},
+		"spec":{"group":"crud.example.com","version":"v1","groupPriorityMinimum":1000,"versionPriority":15,
+		"service":{"namespace":"default","name":"metrics"}}}`,
 }
+
+// crudNames are the names TestCRUDEveryKind gives kinds whose names have
+// a form of their own (crud-1 for the rest).
+var crudNames = map[string]string{"apiservices": "v1.crud.example.com"}
 
 func manifest(t testing.TB, res, name string) string {
 	t.Helper()
@@ -83,12 +114,15 @@ func TestCRUDEveryKind(t *testing.T) {
 	e := newTestEnv(t)
 	for _, res := range api.All() {
 		t.Run(res.Name, func(t *testing.T) {
-			coll := collectionPath(res)
-			created := e.post(coll, manifest(t, manifestKey(res), "crud-1")).must(t, http.StatusCreated).obj(t)
+			coll, name := collectionPath(res), "crud-1"
+			if n, ok := crudNames[res.Name]; ok {
+				name = n
+			}
+			created := e.post(coll, manifest(t, manifestKey(res), name)).must(t, http.StatusCreated).obj(t)
 			checkServerFields(t, created, res)
 			uid := jget(created, "metadata.uid")
 
-			got := e.get(coll+"/crud-1").must(t, http.StatusOK).obj(t)
+			got := e.get(coll+"/"+name).must(t, http.StatusOK).obj(t)
 			if jget(got, "metadata.uid") != uid || jget(got, "kind") != res.Kind {
 				t.Fatalf("get: got uid %v kind %v, want %v %s", jget(got, "metadata.uid"), jget(got, "kind"), uid, res.Kind)
 			}
@@ -102,16 +136,16 @@ func TestCRUDEveryKind(t *testing.T) {
 			}
 
 			got["metadata"].(map[string]any)["labels"] = map[string]any{"updated": "yes"}
-			updated := e.put(coll+"/crud-1", got).must(t, http.StatusOK).obj(t)
+			updated := e.put(coll+"/"+name, got).must(t, http.StatusOK).obj(t)
 			if jget(updated, "metadata.labels.updated") != "yes" || jget(updated, "metadata.resourceVersion") == jget(got, "metadata.resourceVersion") {
 				t.Fatalf("update: got labels %v rv %v, want updated=yes and a new rv", jget(updated, "metadata.labels"), jget(updated, "metadata.resourceVersion"))
 			}
 
-			deleted := e.delete(coll+"/crud-1").must(t, http.StatusOK).obj(t)
+			deleted := e.delete(coll+"/"+name).must(t, http.StatusOK).obj(t)
 			if jget(deleted, "metadata.uid") != uid {
 				t.Fatalf("delete: got uid %v, want %v", jget(deleted, "metadata.uid"), uid)
 			}
-			e.get(coll+"/crud-1").status(t, http.StatusNotFound, metav1.StatusReasonNotFound)
+			e.get(coll+"/"+name).status(t, http.StatusNotFound, metav1.StatusReasonNotFound)
 		})
 	}
 }

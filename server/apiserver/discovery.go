@@ -26,10 +26,11 @@ type discoveryDocs struct {
 var (
 	resourceVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subVerbs      = map[string]metav1.Verbs{
-		"status":  {"get", "patch", "update"},
-		"scale":   {"get", "patch", "update"},
-		"binding": {"create"},
-		"log":     {"get"},
+		"status":   {"get", "patch", "update"},
+		"scale":    {"get", "patch", "update"},
+		"binding":  {"create"},
+		"log":      {"get"},
+		"approval": {"get", "patch", "update"},
 	}
 )
 

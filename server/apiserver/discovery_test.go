@@ -115,9 +115,11 @@ func TestAggregatedDiscovery(t *testing.T) {
 		t.Fatalf("got %s with %d groups, want APIGroupDiscoveryList with %d", list.Kind, len(list.Items), want)
 	}
 	var deploy *apidiscoveryv2.APIResourceDiscovery
-	for _, res := range list.Items[0].Versions[0].Resources {
-		if res.Resource == "deployments" {
-			deploy = &res
+	for _, g := range list.Items {
+		for _, res := range g.Versions[0].Resources {
+			if g.Name == "apps" && res.Resource == "deployments" {
+				deploy = &res
+			}
 		}
 	}
 	if deploy == nil || deploy.Scope != apidiscoveryv2.ScopeNamespace || len(deploy.Subresources) != 2 || deploy.Categories[0] != "all" {

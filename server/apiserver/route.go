@@ -209,7 +209,7 @@ func (a *API) negotiateResource(r *http.Request, ri *requestInfo) error {
 		return nil
 	}
 	var allowed []output
-	if ri.sub == "" || ri.sub == "status" {
+	if ri.sub == "" || ri.sub == "status" || ri.sub == "approval" {
 		allowed = append(allowed, outTable)
 	}
 	out, err := negotiate(r.Header.Get("Accept"), allowed...)

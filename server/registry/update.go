@@ -146,7 +146,7 @@ func admitUpdate(res *api.Resource, sub string) func(next, cur api.Object) error
 		st := res.Strategy()
 		st.Default(next)
 		var errs field.ErrorList
-		if sub == "status" {
+		if sub == "status" || sub == "approval" { // a CSR's approval is a status write
 			st.PrepareForStatusUpdate(res, next, cur)
 			errs = st.ValidateStatusUpdate(res, next, cur)
 		} else {
