@@ -36,6 +36,9 @@ func Decodes() int64 { return decodes.Load() }
 // resourceVersion. Stored objects were admitted once, so unknown fields
 // are ignored rather than refused.
 func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
+	if r.custom != nil {
+		return decodeStoredCustom(r, data, rev)
+	}
 	obj, _, err := DecodeJSON(r, data, false)
 	if err != nil {
 		return nil, err

@@ -35,7 +35,15 @@ var manifests = map[string]string{
 	"serviceaccounts": `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"NAME"}}`,
 	"leases": `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"NAME"},
 		"spec":{"holderIdentity":"bramble-1","leaseDurationSeconds":15}}`,
+	"customresourcedefinitions": `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"NAME"},"spec":{"group":"crud.bramble.dev","scope":"Namespaced",
+		"names":{"plural":"crud-1","kind":"Crud"},"versions":[{"name":"v1","served":true,"storage":true,
+		"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`,
 }
+
+// crudNames are the names TestCRUDEveryKind gives kinds whose names follow
+// a rule (a CRD is named plural.group).
+var crudNames = map[string]string{"customresourcedefinitions": "crud-1.crud.bramble.dev"}
 
 func manifest(t testing.TB, res, name string) string {
 	t.Helper()
@@ -62,12 +70,15 @@ func TestCRUDEveryKind(t *testing.T) {
 	e := newTestEnv(t)
 	for _, res := range api.All() {
 		t.Run(res.Name, func(t *testing.T) {
-			coll := collectionPath(res)
-			created := e.post(coll, manifest(t, res.Name, "crud-1")).must(t, http.StatusCreated).obj(t)
+			coll, name := collectionPath(res), "crud-1"
+			if n, ok := crudNames[res.Name]; ok {
+				name = n
+			}
+			created := e.post(coll, manifest(t, res.Name, name)).must(t, http.StatusCreated).obj(t)
 			checkServerFields(t, created, res)
 			uid := jget(created, "metadata.uid")
 
-			got := e.get(coll+"/crud-1").must(t, http.StatusOK).obj(t)
+			got := e.get(coll+"/"+name).must(t, http.StatusOK).obj(t)
 			if jget(got, "metadata.uid") != uid || jget(got, "kind") != res.Kind {
 				t.Fatalf("get: got uid %v kind %v, want %v %s", jget(got, "metadata.uid"), jget(got, "kind"), uid, res.Kind)
 			}
@@ -81,16 +92,16 @@ func TestCRUDEveryKind(t *testing.T) {
 			}
 
 			got["metadata"].(map[string]any)["labels"] = map[string]any{"updated": "yes"}
-			updated := e.put(coll+"/crud-1", got).must(t, http.StatusOK).obj(t)
+			updated := e.put(coll+"/"+name, got).must(t, http.StatusOK).obj(t)
 			if jget(updated, "metadata.labels.updated") != "yes" || jget(updated, "metadata.resourceVersion") == jget(got, "metadata.resourceVersion") {
 				t.Fatalf("update: got labels %v rv %v, want updated=yes and a new rv", jget(updated, "metadata.labels"), jget(updated, "metadata.resourceVersion"))
 			}
 
-			deleted := e.delete(coll+"/crud-1").must(t, http.StatusOK).obj(t)
+			deleted := e.delete(coll+"/"+name).must(t, http.StatusOK).obj(t)
 			if jget(deleted, "metadata.uid") != uid {
 				t.Fatalf("delete: got uid %v, want %v", jget(deleted, "metadata.uid"), uid)
 			}
-			e.get(coll+"/crud-1").status(t, http.StatusNotFound, metav1.StatusReasonNotFound)
+			e.get(coll+"/"+name).status(t, http.StatusNotFound, metav1.StatusReasonNotFound)
 		})
 	}
 }

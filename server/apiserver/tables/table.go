@@ -43,7 +43,7 @@ func Table(r *api.Resource, objs []api.Object, opts Options) (*metav1.Table, err
 	}
 	p, ok := printers[r.Kind]
 	if !ok || r.Unstructured() {
-		p = genericPrinter // a kind added at run time may share a built-in kind's name
+		p = printerOf(r) // a kind added at run time may share a built-in kind's name
 	}
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: metav1.SchemeGroupVersion.String()},
