@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
@@ -122,5 +123,28 @@ func TestCRDStatusSubresource(t *testing.T) {
 	}
 	if _, err := api.ParseFieldSelector(res, "spec.size=1"); err == nil {
 		t.Fatal("spec.size is not a selectable field, but the selector was accepted")
+	}
+}
+
+// TestCRDScaleSubresource: the scale subresource reads and writes the
+// CRD's replica paths.
+func TestCRDScaleSubresource(t *testing.T) {
+	r := newTestRegistry(t)
+	ctx := context.Background()
+	res := createWidgetCRD(t, r)
+	obj, _ := decodeWidget(t, res, widgetBody)
+	if _, err := r.Create(ctx, res, "default", obj, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, warns, err := r.UpdateScale(ctx, res, "default", "w1", func(cur *autoscalingv1.Scale) (*autoscalingv1.Scale, []string, error) {
+		cur.Spec.Replicas = 5
+		return cur, nil, nil
+	}, false)
+	if err != nil || len(warns) != 0 || s.Spec.Replicas != 5 {
+		t.Fatalf("scale to 5: %v, %+v", err, s)
+	}
+	w, _ := r.Get(ctx, res, "default", "w1")
+	if got := nested(t, w, "spec", "replicas"); got != "5" || w.GetGeneration() != 2 {
+		t.Fatalf("after scale: spec.replicas %s, generation %d; want 5, 2", got, w.GetGeneration())
 	}
 }
