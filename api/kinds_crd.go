@@ -61,3 +61,34 @@ func SetCRDCondition(crd *apiextv1.CustomResourceDefinition, c apiextv1.CustomRe
 	}
 	crd.Status.Conditions = append(crd.Status.Conditions, c)
 }
+
+// CreateWarnings are Warning headers for a new object: a CRD whose
+// schemas carry CEL rules (x-kubernetes-validations) is told that bramble
+// does not evaluate them yet.
+func CreateWarnings(obj Object) []string {
+	crd, ok := obj.(*apiextv1.CustomResourceDefinition)
+	if !ok {
+		return nil
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil && hasCELRules(v.Schema.OpenAPIV3Schema) {
+			return []string{"spec.versions[" + v.Name + "]: x-kubernetes-validations (CEL) rules are stored but not evaluated by bramble yet (see docs/API.md)"}
+		}
+	}
+	return nil
+}
+
+func hasCELRules(s *apiextv1.JSONSchemaProps) bool {
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasCELRules(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && s.Items.Schema != nil && hasCELRules(s.Items.Schema) {
+		return true
+	}
+	return s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && hasCELRules(s.AdditionalProperties.Schema)
+}

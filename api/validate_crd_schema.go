@@ -37,6 +37,9 @@ func validateStructural(s *apiextv1.JSONSchemaProps, p *field.Path, root bool) f
 			errs = append(errs, field.Invalid(p.Child("pattern"), s.Pattern, "must be a valid regular expression, but isn't: "+err.Error()))
 		}
 	}
+	if s.Default != nil {
+		errs = append(errs, validateDefault(s, p.Child("default"))...)
+	}
 	if s.Ref != nil {
 		errs = append(errs, field.Forbidden(p.Child("$ref"), "$ref is not supported"))
 	}
@@ -44,6 +47,18 @@ func validateStructural(s *apiextv1.JSONSchemaProps, p *field.Path, root bool) f
 		errs = append(errs, validateRootMetadata(s, p)...)
 	}
 	return append(errs, validateChildren(s, p)...)
+}
+
+// validateDefault: a default must itself be valid at its place.
+func validateDefault(s *apiextv1.JSONSchemaProps, p *field.Path) field.ErrorList {
+	n, err := compileSchema(s)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, string(s.Default.Raw), err.Error())}
+	}
+	if errs := n.validate(n.def, p); len(errs) > 0 {
+		return field.ErrorList{field.Invalid(p, string(s.Default.Raw), errs.ToAggregate().Error())}
+	}
+	return nil
 }
 
 func validateChildren(s *apiextv1.JSONSchemaProps, p *field.Path) field.ErrorList {
