@@ -13,6 +13,9 @@ import (
 type CustomKind struct {
 	// CRD is the definition's name (plural.group).
 	CRD string
+	// Source is the definition's uid and generation the kind was made
+	// from: a definition whose Source is served needs no new kinds.
+	Source string
 	// StorageVersion is the version objects are stored in.
 	StorageVersion string
 	// Columns are the version's additionalPrinterColumns with parsed paths.
@@ -43,7 +46,7 @@ func NewCustomResource(crd *apiextv1.CustomResourceDefinition, version string) (
 	n := crd.Spec.Names
 	r := Resource{Group: crd.Spec.Group, Version: v.Name, Name: n.Plural, Singular: n.Singular, Kind: n.Kind,
 		Namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped, ShortNames: n.ShortNames, Categories: n.Categories}
-	ck := &CustomKind{CRD: crd.Name, StorageVersion: StorageVersion(crd), selectable: map[string]JSONPath{}}
+	ck := &CustomKind{CRD: crd.Name, Source: CRDSource(crd), StorageVersion: StorageVersion(crd), selectable: map[string]JSONPath{}}
 	if sub := v.Subresources; sub != nil {
 		if sub.Status != nil {
 			r.Subresources = append(r.Subresources, "status")
@@ -62,6 +65,11 @@ func NewCustomResource(crd *apiextv1.CustomResourceDefinition, version string) (
 	res := NewUnstructured(r)
 	res.custom = ck
 	return res, nil
+}
+
+// CRDSource identifies what a definition's kinds are made from.
+func CRDSource(crd *apiextv1.CustomResourceDefinition) string {
+	return fmt.Sprintf("%s/%d", crd.UID, crd.Generation)
 }
 
 func crdVersion(crd *apiextv1.CustomResourceDefinition, name string) *apiextv1.CustomResourceDefinitionVersion {
@@ -98,28 +106,40 @@ func (ck *CustomKind) compile(v *apiextv1.CustomResourceDefinitionVersion) error
 }
 
 // publishedSchema is the version's schema as OpenAPI publishes it: with
-// apiVersion, kind and the shared ObjectMeta definition.
+// apiVersion, kind and the shared ObjectMeta definition. Only the top
+// level is decoded, so that a large schema is not rebuilt as a tree.
 func publishedSchema(v *apiextv1.CustomResourceDefinitionVersion) ([]byte, error) {
-	m := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	top := map[string]json.RawMessage{"type": json.RawMessage(`"object"`),
+		"x-kubernetes-preserve-unknown-fields": json.RawMessage(`true`)}
 	if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 		raw, err := json.Marshal(v.Schema.OpenAPIV3Schema)
 		if err != nil {
 			return nil, err
 		}
-		m = map[string]any{}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		top = nil
+		if err := json.Unmarshal(raw, &top); err != nil {
 			return nil, err
 		}
 	}
-	props, _ := m["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-		m["properties"] = props
+	props := map[string]json.RawMessage{}
+	if p, ok := top["properties"]; ok {
+		if err := json.Unmarshal(p, &props); err != nil {
+			return nil, err
+		}
 	}
-	props["apiVersion"] = map[string]any{"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."}
-	props["kind"] = map[string]any{"type": "string", "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase."}
-	props["metadata"] = map[string]any{"$ref": objectMetaRef, "description": "Standard object's metadata."}
-	return json.Marshal(m)
+	props["apiVersion"] = json.RawMessage(typeFieldSchema("APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."))
+	props["kind"] = json.RawMessage(typeFieldSchema("Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase."))
+	props["metadata"] = json.RawMessage(`{"$ref":"` + objectMetaRef + `","description":"Standard object's metadata."}`)
+	p, err := json.Marshal(props)
+	if err != nil {
+		return nil, err
+	}
+	top["properties"] = p
+	return json.Marshal(top)
+}
+
+func typeFieldSchema(desc string) string {
+	return `{"type":"string","description":"` + desc + `"}`
 }
 
 // Custom returns the kind's CustomResourceDefinition parts, nil for a kind

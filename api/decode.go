@@ -122,6 +122,9 @@ func checkKind(r *Resource, obj Object) error {
 // YAMLToJSON converts one YAML document (JSON is YAML) to JSON. With strict
 // set, duplicate keys are an error.
 func YAMLToJSON(data []byte, strict bool) ([]byte, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t, nil // JSON is YAML; duplicate keys are the JSON decoder's to find
+	}
 	conv := yaml.YAMLToJSON
 	if strict {
 		conv = yaml.YAMLToJSONStrict

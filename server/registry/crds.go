@@ -102,8 +102,7 @@ func (r *Registry) serveStoredCRDs(ctx context.Context) error {
 	}
 	for _, obj := range list.Items {
 		crd := obj.(*apiextv1.CustomResourceDefinition)
-		c := api.CRDCondition(crd, apiextv1.Established)
-		if c == nil || c.Status != apiextv1.ConditionTrue || crd.DeletionTimestamp != nil {
+		if !established(crd) || crd.DeletionTimestamp != nil {
 			continue
 		}
 		served, err := servedKinds(crd)

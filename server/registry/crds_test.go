@@ -148,3 +148,21 @@ func TestCRDScaleSubresource(t *testing.T) {
 		t.Fatalf("after scale: spec.replicas %s, generation %d; want 5, 2", got, w.GetGeneration())
 	}
 }
+
+// TestCRDServerSideApplyListMap: two managers each own an item of a list
+// the schema makes a map keyed by name, as upstream merges it.
+func TestCRDServerSideApplyListMap(t *testing.T) {
+	r := newTestRegistry(t)
+	ctx := context.Background()
+	res := createWidgetCRD(t, r)
+	for _, m := range []struct{ manager, part string }{{"alice", `{"name":"a","value":1}`}, {"bob", `{"name":"b","value":2}`}} {
+		body := `{"apiVersion":"demo.bramble.dev/v1","kind":"Widget","metadata":{"name":"w1","namespace":"default"},"spec":{"size":2,"parts":[` + m.part + `]}}`
+		if _, err := r.Apply(ctx, res, "default", "w1", "", []byte(body), WriteOptions{FieldManager: m.manager, Force: true}); err != nil {
+			t.Fatalf("apply by %s: %v", m.manager, err)
+		}
+	}
+	w, _ := r.Get(ctx, res, "default", "w1")
+	if got := nested(t, w, "spec", "parts"); got != `[{"name":"a","value":1},{"name":"b","value":2}]` {
+		t.Fatalf("parts: got %s, want both managers' items", got)
+	}
+}

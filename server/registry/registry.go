@@ -82,6 +82,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if err := r.serveStoredCRDs(ctx); err != nil {
 		return nil, fmt.Errorf("new registry: %w", err)
 	}
+	if r.cache != nil {
+		r.followCRDs(ctx)
+	}
 	return r, nil
 }
 
