@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -49,7 +50,9 @@ func (ck *CustomKind) validate(obj Object) field.ErrorList {
 	if ck == nil || ck.schema == nil {
 		return nil
 	}
-	return ck.schema.validate(obj.(*unstructured.Unstructured).Object, nil)
+	errs := ck.schema.validate(obj.(*unstructured.Unstructured).Object, nil)
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field }) // maps have no order
+	return errs
 }
 
 // addFields adds the selectable fields' values (scalars printed; a
