@@ -32,9 +32,22 @@ func validateCRD(obj Object) field.ErrorList {
 	errs = append(errs, validateCRDNames(&spec.Names, p.Child("names"))...)
 	errs = append(errs, validateCRDConversion(spec.Conversion, p.Child("conversion"))...)
 	errs = append(errs, validateCRDVersions(spec.Versions, p.Child("versions"))...)
-	if sv := StorageVersion(crd); sv != "" && len(crd.Status.StoredVersions) > 0 && !sets.New(crd.Status.StoredVersions...).Has(sv) {
-		errs = append(errs, field.Invalid(field.NewPath("status", "storedVersions"), crd.Status.StoredVersions,
-			"must have the storage version "+sv))
+	if spec.PreserveUnknownFields {
+		errs = append(errs, field.Invalid(p.Child("preserveUnknownFields"), true, "must be false in order to use defaults in the schema"))
+	}
+	return append(errs, validateStoredVersions(crd)...)
+}
+
+// validateStoredVersions: every stored version is still a version (drop
+// one from status.storedVersions first). The storage version is added to
+// them when the CRD is established.
+func validateStoredVersions(crd *apiextv1.CustomResourceDefinition) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("status", "storedVersions")
+	for i, v := range crd.Status.StoredVersions {
+		if crdVersion(crd, v) == nil {
+			errs = append(errs, field.Invalid(p.Index(i), v, "must appear in spec.versions"))
+		}
 	}
 	return errs
 }

@@ -166,3 +166,49 @@ func nested(t testing.TB, obj api.Object, path ...string) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestCRDUpdate: a new schema applies to the next write; moving storage
+// to another version records it in storedVersions; a stored version may
+// not leave spec.versions.
+func TestCRDUpdate(t *testing.T) {
+	r := newTestRegistry(t)
+	ctx := context.Background()
+	createWidgetCRD(t, r)
+	update := func(change func(*apiextv1.CustomResourceDefinition)) (*apiextv1.CustomResourceDefinition, error) {
+		cur, err := r.Get(ctx, crdResource, "", "widgets.demo.bramble.dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := cur.DeepCopyObject().(*apiextv1.CustomResourceDefinition)
+		change(crd)
+		out, err := r.Client().Update(ctx, crd)
+		if err != nil {
+			return nil, err
+		}
+		return out.(*apiextv1.CustomResourceDefinition), nil
+	}
+	_, err := update(func(c *apiextv1.CustomResourceDefinition) {
+		c.Spec.Versions[0].Schema = c.Spec.Versions[0].Schema.DeepCopy()
+		size := c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["size"]
+		size.Maximum = ptrFloat(100)
+		c.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["size"] = size
+	})
+	if err != nil {
+		t.Fatalf("raise the maximum: %v", err)
+	}
+	res, _ := r.Kinds().Lookup("demo.bramble.dev", "v1", "widgets")
+	obj, _ := decodeWidget(t, res, `{"metadata":{"name":"big","namespace":"default"},"spec":{"size":50}}`)
+	if _, err := r.Create(ctx, res, "default", obj, WriteOptions{}); err != nil {
+		t.Fatalf("size 50 under the new schema: %v", err)
+	}
+	crd, err := update(func(c *apiextv1.CustomResourceDefinition) {
+		c.Spec.Versions[0].Storage, c.Spec.Versions[1].Storage = false, true
+	})
+	if err != nil || strings.Join(crd.Status.StoredVersions, ",") != "v1,v1beta1" {
+		t.Fatalf("storage to v1beta1: %v, storedVersions %v", err, crd)
+	}
+	_, err = update(func(c *apiextv1.CustomResourceDefinition) { c.Spec.Versions = c.Spec.Versions[1:] })
+	wantInvalid(t, "drop stored v1", err, "status.storedVersions[0]")
+}
+
+func ptrFloat(f float64) *float64 { return &f }
