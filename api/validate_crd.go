@@ -22,6 +22,7 @@ func validateCRD(obj Object) field.ErrorList {
 			`must be spec.names.plural+"."+spec.group`))
 	}
 	errs = append(errs, validateCRDGroup(spec.Group, p.Child("group"))...)
+	errs = append(errs, validateAPIApproval(crd)...)
 	switch spec.Scope {
 	case apiextv1.ClusterScoped, apiextv1.NamespaceScoped:
 	case "":
@@ -64,6 +65,22 @@ func validateCRDGroup(group string, p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p, group, "should be a domain with at least one dot"))
 	}
 	return errs
+}
+
+// apiApprovedAnnotation marks a CRD of a protected group (*.k8s.io,
+// *.kubernetes.io) as approved by Kubernetes' API review.
+const apiApprovedAnnotation = "api-approved.kubernetes.io"
+
+// validateAPIApproval: protected groups need the approval annotation, as
+// upstream requires.
+func validateAPIApproval(crd *apiextv1.CustomResourceDefinition) field.ErrorList {
+	g := crd.Spec.Group
+	protected := g == "k8s.io" || g == "kubernetes.io" || strings.HasSuffix(g, ".k8s.io") || strings.HasSuffix(g, ".kubernetes.io")
+	if !protected || crd.Annotations[apiApprovedAnnotation] != "" {
+		return nil
+	}
+	return field.ErrorList{field.Required(field.NewPath("metadata", "annotations").Key(apiApprovedAnnotation),
+		`protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111`)}
 }
 
 // validateCRDNames: plural, singular, short names and categories are

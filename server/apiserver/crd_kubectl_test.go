@@ -5,6 +5,7 @@ package apiserver
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -77,7 +78,10 @@ func TestKubectlCustomResourceDefinition(t *testing.T) {
 			wantContains(t, k.ok(t, "", "delete", "crd", "widgets.demo.bramble.dev"), "deleted")
 			out, _ = k.run(t, "", "get", "widgets.demo.bramble.dev")
 			wantContains(t, out, "the server doesn't have a resource type")
-			wantContains(t, k.ok(t, string(crd), "apply", "-f", "-"), "created")
+			withCEL := strings.Replace(string(crd), "            required: [size]\n",
+				"            required: [size]\n            x-kubernetes-validations: [{rule: 'self.size > 0'}]\n", 1)
+			wantContains(t, k.ok(t, withCEL, "apply", "-f", "-"), "created",
+				"Warning: spec.versions[v1]: x-kubernetes-validations (CEL) rules are stored but not evaluated")
 			k.ok(t, "", "wait", "--for", "condition=established", "crd/widgets.demo.bramble.dev", "--timeout=10s")
 			wantContains(t, k.ok(t, "", "get", "widgets.demo.bramble.dev"), "No resources found")
 		})

@@ -28,6 +28,9 @@ func TestCRDValidation(t *testing.T) {
 		{func(c *apiextv1.CustomResourceDefinition) { c.Name = "gadgets.demo.bramble.dev" }, "metadata.name"},
 		{func(c *apiextv1.CustomResourceDefinition) { c.Spec.Group = "nodots" }, "spec.group"},
 		{func(c *apiextv1.CustomResourceDefinition) { c.Spec.Scope = "Galaxy" }, "spec.scope: Unsupported value"},
+		{func(c *apiextv1.CustomResourceDefinition) {
+			c.Name, c.Spec.Group = "widgets.demo.k8s.io", "demo.k8s.io"
+		}, "metadata.annotations[api-approved.kubernetes.io]: Required value"},
 		{func(c *apiextv1.CustomResourceDefinition) { c.Spec.Names.ShortNames = []string{"Bad_Name"} }, "spec.names.shortNames[0]"},
 		{func(c *apiextv1.CustomResourceDefinition) { c.Spec.Versions[1].Storage = true }, "must have exactly one version marked as storage version"},
 		{func(c *apiextv1.CustomResourceDefinition) { c.Spec.Versions[1].Schema = nil }, "spec.versions[1].schema.openAPIV3Schema: Required value"},
