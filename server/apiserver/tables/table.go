@@ -84,7 +84,9 @@ func normalizeTableOptions(opts Options) (Options, error) {
 func (p printer) columnDefinitions() []metav1.TableColumnDefinition {
 	cols := append([]metav1.TableColumnDefinition(nil), p.columns...)
 	for i := range cols {
-		cols[i].Description = columnHelp[cols[i].Name]
+		if cols[i].Description == "" { // a CRD's columns bring their own
+			cols[i].Description = columnHelp[cols[i].Name]
+		}
 	}
 	return cols
 }
