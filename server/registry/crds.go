@@ -135,10 +135,22 @@ func (r *Registry) deleteCRD(ctx context.Context, name string, opts *DeleteOptio
 	}
 	crd := cur.(*apiextv1.CustomResourceDefinition)
 	r.kinds.serveCRD(name, nil)
-	if err := r.deleteCustomObjects(ctx, crd); err != nil {
-		return nil, err
+	err = r.deleteCustomObjects(ctx, crd)
+	var out api.Object
+	if err == nil {
+		out, err = r.removeObject(ctx, crdResource, "", name, opts)
 	}
-	return r.removeObject(ctx, crdResource, "", name, opts)
+	if err != nil && established(crd) {
+		r.reserveCRD(crd) // the CRD stays: so do its kinds
+	}
+	return out, err
+}
+
+// reserveCRD serves a CRD again after its deletion failed.
+func (r *Registry) reserveCRD(crd *apiextv1.CustomResourceDefinition) {
+	if kinds, err := servedKinds(crd); err == nil {
+		r.kinds.serveCRD(crd.Name, kinds)
+	}
 }
 
 // deleteCustomObjects deletes every stored object of the definition.
