@@ -36,6 +36,9 @@ func Decodes() int64 { return decodes.Load() }
 // resourceVersion. Stored objects were admitted once, so unknown fields
 // are ignored rather than refused.
 func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
+	if r.custom != nil {
+		return decodeStoredCustom(r, data, rev)
+	}
 	stored := r
 	if r.Storage != nil {
 		stored = r.Storage
@@ -126,6 +129,9 @@ func checkKind(r *Resource, obj Object) error {
 // YAMLToJSON converts one YAML document (JSON is YAML) to JSON. With strict
 // set, duplicate keys are an error.
 func YAMLToJSON(data []byte, strict bool) ([]byte, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+		return t, nil // JSON is YAML; duplicate keys are the JSON decoder's to find
+	}
 	conv := yaml.YAMLToJSON
 	if strict {
 		conv = yaml.YAMLToJSONStrict

@@ -58,6 +58,8 @@ type Resource struct {
 	newList   func() runtime.Object
 	// unstructured marks a kind known only at run time (NewUnstructured).
 	unstructured bool
+	// custom is a CustomResourceDefinition version's schema and printing.
+	custom *CustomKind
 }
 
 // Strategy is what the registry does to the kind's objects between
@@ -66,7 +68,7 @@ type Resource struct {
 // generic ones of unstructured.go.
 func (r *Resource) Strategy() Strategy {
 	if r.unstructured {
-		return unstructuredStrategy{}
+		return unstructuredStrategy{c: r.custom}
 	}
 	return typedStrategy{}
 }

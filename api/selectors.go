@@ -66,6 +66,7 @@ func FieldSet(r *Resource, obj Object) fields.Set {
 	case *batchv1.Job:
 		set["status.successful"] = strconv.Itoa(int(o.Status.Succeeded))
 	default:
+		r.custom.addFields(obj, set)
 		if k := rulesOf(obj); k != nil && k.Fields != nil {
 			k.Fields(obj, set)
 		}

@@ -63,6 +63,7 @@ func decodeUnstructured(r *Resource, data []byte, strict bool) (Object, []string
 	for i, e := range strictErrs {
 		msgs[i] = e.Error()
 	}
+	msgs = append(msgs, r.custom.unknownFields(u)...)
 	if strict && len(msgs) > 0 {
 		return nil, nil, fmt.Errorf("strict decoding error: %s", strings.Join(msgs, ", "))
 	}
@@ -102,11 +103,11 @@ func ObjectMetaOf(obj Object) metav1.ObjectMeta {
 // time: metadata validated as for every kind, status split off when the
 // kind has a status subresource, generation counting every change outside
 // metadata (and status, when that is a subresource).
-type unstructuredStrategy struct{}
+type unstructuredStrategy struct{ c *CustomKind }
 
 var _ Strategy = unstructuredStrategy{}
 
-func (unstructuredStrategy) Default(Object) {}
+func (s unstructuredStrategy) Default(obj Object) { s.c.pruneAndDefault(obj) }
 
 func (unstructuredStrategy) PrepareForCreate(r *Resource, obj Object) {
 	obj.SetDeletionTimestamp(nil)
@@ -141,17 +142,18 @@ func (unstructuredStrategy) PrepareForStatusUpdate(_ *Resource, obj, old Object)
 	u.SetResourceVersion(rv)
 }
 
-func (unstructuredStrategy) ValidateCreate(r *Resource, obj Object) field.ErrorList {
-	return validateMeta(r, obj)
+func (s unstructuredStrategy) ValidateCreate(r *Resource, obj Object) field.ErrorList {
+	return append(validateMeta(r, obj), s.c.validate(obj)...)
 }
 
-func (unstructuredStrategy) ValidateUpdate(r *Resource, obj, old Object) field.ErrorList {
+func (s unstructuredStrategy) ValidateUpdate(r *Resource, obj, old Object) field.ErrorList {
 	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
-	return append(errs, validateMeta(r, obj)...)
+	return append(append(errs, validateMeta(r, obj)...), s.c.validate(obj)...)
 }
 
-func (unstructuredStrategy) ValidateStatusUpdate(_ *Resource, obj, old Object) field.ErrorList {
-	return apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
+func (s unstructuredStrategy) ValidateStatusUpdate(_ *Resource, obj, old Object) field.ErrorList {
+	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
+	return append(errs, s.c.validate(obj)...)
 }
 
 // copyTopField sets dst's top-level field to a copy of src's, or removes it.

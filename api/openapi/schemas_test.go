@@ -79,10 +79,13 @@ func TestV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, def := range v2 {
-		for _, bad := range []string{`"allOf"`, `"oneOf"`, RefPrefix} {
-			if strings.Contains(string(def), bad) {
-				t.Errorf("%s: v2 form still has %s: %s", name, bad, def)
-			}
+		if strings.Contains(string(def), RefPrefix) {
+			t.Errorf("%s: v2 form still has %s: %s", name, RefPrefix, def)
+		}
+		var m any
+		_ = json.Unmarshal(def, &m)
+		if kw := v3Keyword(m); kw != "" {
+			t.Errorf("%s: v2 form still has %q: %s", name, kw, def)
 		}
 	}
 	var ios, strategy map[string]any
@@ -104,4 +107,40 @@ func TestV2KeepsPropertiesNamedLikeKeywords(t *testing.T) {
 	if got := string(out["x"]); got != `{"properties":{"deprecated":{"type":"boolean"},"not":{"type":"string"}},"type":"object"}` {
 		t.Fatalf("got %s", got)
 	}
+}
+
+// v3Keyword finds an allOf or oneOf keyword in a schema, not counting
+// property names (apiextensions' JSONSchemaProps has properties so named).
+func v3Keyword(v any) string {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if kw := v3Keyword(e); kw != "" {
+				return kw
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if k == "allOf" || k == "oneOf" {
+				return k
+			}
+			if k == "properties" {
+				e = valuesOf(e)
+			}
+			if kw := v3Keyword(e); kw != "" {
+				return kw
+			}
+		}
+	}
+	return ""
+}
+
+// valuesOf lists a properties map's schemas.
+func valuesOf(v any) []any {
+	m, _ := v.(map[string]any)
+	out := make([]any, 0, len(m))
+	for _, x := range m {
+		out = append(out, x)
+	}
+	return out
 }

@@ -19,7 +19,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, ri *requestInfo) er
 			return err
 		}
 	}
-	addWarnings(w, append(warnings, storedOnlyWarnings(ri.res)...))
+	addWarnings(w, append(warnings, newObjectWarnings(ri.res, obj)...))
 	created, err := a.reg.Create(r.Context(), ri.res, ri.namespace, obj, opts)
 	if err != nil {
 		return err
@@ -34,4 +34,10 @@ func storedOnlyWarnings(res *api.Resource) []string {
 		return nil
 	}
 	return []string{res.GroupResource().String() + " are stored only: " + res.StoredOnly + " (see docs/API.md)"}
+}
+
+// newObjectWarnings are the Warning headers of a create: stored-only
+// kinds, and what the object asks for that bramble does not do yet.
+func newObjectWarnings(res *api.Resource, obj api.Object) []string {
+	return append(storedOnlyWarnings(res), api.CreateWarnings(obj)...)
 }

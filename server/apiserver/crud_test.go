@@ -83,11 +83,16 @@ var manifests = map[string]string{
 	"apiservices": `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"NAME"},
 		"spec":{"group":"crud.example.com","version":"v1","groupPriorityMinimum":1000,"versionPriority":15,
 		"service":{"namespace":"default","name":"metrics"}}}`,
+	"customresourcedefinitions": `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+		"metadata":{"name":"NAME"},"spec":{"group":"crud.bramble.dev","scope":"Namespaced",
+		"names":{"plural":"crud-1","kind":"Crud"},"versions":[{"name":"v1","served":true,"storage":true,
+		"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`,
 }
 
 // crudNames are the names TestCRUDEveryKind gives kinds whose names have
 // a form of their own (crud-1 for the rest).
-var crudNames = map[string]string{"apiservices": "v1.crud.example.com"}
+var crudNames = map[string]string{"apiservices": "v1.crud.example.com",
+	"customresourcedefinitions": "crud-1.crud.bramble.dev"}
 
 func manifest(t testing.TB, res, name string) string {
 	t.Helper()

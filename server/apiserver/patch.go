@@ -55,7 +55,7 @@ func (a *API) apply(w http.ResponseWriter, r *http.Request, ri *requestInfo, opt
 	code := http.StatusOK
 	if out.Created {
 		code = http.StatusCreated
-		out.Warnings = append(out.Warnings, storedOnlyWarnings(ri.res)...)
+		out.Warnings = append(out.Warnings, newObjectWarnings(ri.res, out.Object)...)
 	}
 	addWarnings(w, out.Warnings)
 	return a.writeObject(w, ri, code, out.Object)

@@ -14,7 +14,7 @@ import (
 	"github.com/bramble-edge/bramble/datastore"
 )
 
-func newTestRegistry(t *testing.T) *Registry {
+func newTestRegistry(t testing.TB) *Registry {
 	t.Helper()
 	ctx := context.Background()
 	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})

@@ -21,6 +21,9 @@ func (r *Registry) Delete(ctx context.Context, res *api.Resource, ns, name strin
 	if res == namespacesResource {
 		return r.deleteNamespace(ctx, name, opts)
 	}
+	if res == crdResource {
+		return r.deleteCRD(ctx, name, opts)
+	}
 	obj, err := r.removeObject(ctx, res, ns, name, opts)
 	if err != nil {
 		return nil, err

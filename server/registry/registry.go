@@ -78,6 +78,13 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if err := r.ensureNamespaces(ctx, SystemNamespaces); err != nil {
 		return nil, fmt.Errorf("new registry: %w", err)
 	}
+	r.Use(crdAdmitter{r})
+	if err := r.serveStoredCRDs(ctx); err != nil {
+		return nil, fmt.Errorf("new registry: %w", err)
+	}
+	if r.cache != nil {
+		r.followCRDs(ctx)
+	}
 	return r, nil
 }
 

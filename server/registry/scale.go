@@ -21,7 +21,7 @@ func (r *Registry) GetScale(ctx context.Context, res *api.Resource, ns, name str
 	if err != nil {
 		return nil, err
 	}
-	return scaleOf(obj)
+	return scaleOf(res, obj)
 }
 
 // UpdateScale sets spec.replicas of the object from the Scale change
@@ -32,7 +32,7 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 	out, err := r.Mutate(ctx, Mutation{
 		Resource: res, Namespace: ns, Name: name, DryRun: dryRun,
 		Mutate: func(cur api.Object) (api.Object, error) {
-			cs, err := scaleOf(cur)
+			cs, err := scaleOf(res, cur)
 			if err != nil {
 				return nil, err
 			}
@@ -44,7 +44,7 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 			if err := checkScale(name, s); err != nil {
 				return nil, err
 			}
-			if err := api.SetScale(cur, s); err != nil {
+			if err := api.SetScaleOf(res, cur, s); err != nil {
 				return nil, apierrors.NewInternalError(err)
 			}
 			cur.SetResourceVersion(s.ResourceVersion)
@@ -54,7 +54,7 @@ func (r *Registry) UpdateScale(ctx context.Context, res *api.Resource, ns, name 
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := scaleOf(out)
+	s, err := scaleOf(res, out)
 	return s, warnings, err
 }
 
@@ -70,8 +70,8 @@ func checkScale(name string, s *autoscalingv1.Scale) error {
 }
 
 // scaleOf is the object's Scale; only kinds with a scale subresource get here.
-func scaleOf(obj api.Object) (*autoscalingv1.Scale, error) {
-	s, err := api.ScaleFor(obj)
+func scaleOf(res *api.Resource, obj api.Object) (*autoscalingv1.Scale, error) {
+	s, err := api.ScaleOf(res, obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}

@@ -119,7 +119,10 @@ func (g *generator) selfDescribed(t reflect.Type, ts *typeSource) (map[string]an
 	if !ok {
 		return nil, false
 	}
-	v2 := map[string]any{"type": typer.OpenAPISchemaType()[0]}
+	v2 := map[string]any{}
+	if types := typer.OpenAPISchemaType(); len(types) > 0 {
+		v2["type"] = types[0]
+	} // no types: any JSON value (apiextensions' JSON and JSONSchemaPropsOr*)
 	setDescription(v2, ts.doc)
 	if f := typer.OpenAPISchemaFormat(); f != "" {
 		v2["format"] = f

@@ -46,7 +46,7 @@ func Table(r *api.Resource, objs []api.Object, opts Options) (*metav1.Table, err
 		p, ok = printers[r.Kind]
 	}
 	if !ok || r.Unstructured() {
-		p = genericPrinter // a kind added at run time may share a built-in kind's name
+		p = printerOf(r) // a kind added at run time may share a built-in kind's name
 	}
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: metav1.SchemeGroupVersion.String()},
@@ -87,7 +87,9 @@ func normalizeTableOptions(opts Options) (Options, error) {
 func (p printer) columnDefinitions() []metav1.TableColumnDefinition {
 	cols := append([]metav1.TableColumnDefinition(nil), p.columns...)
 	for i := range cols {
-		cols[i].Description = columnHelp[cols[i].Name]
+		if cols[i].Description == "" { // a CRD's columns bring their own
+			cols[i].Description = columnHelp[cols[i].Name]
+		}
 	}
 	return cols
 }
