@@ -12,7 +12,7 @@ import (
 // validateStatefulSet follows upstream's ValidateStatefulSetSpec.
 func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	s := &ss.Spec
-	errs := validateSelectedTemplate("statefulset", s.Selector, &s.Template, onlyAlways)
+	errs := validateSelectedTemplate("statefulset", s.Selector, templateWithClaims(s), onlyAlways)
 	errs = append(errs, oneOf(s.PodManagementPolicy, []appsv1.PodManagementPolicyType{
 		appsv1.OrderedReadyPodManagement, appsv1.ParallelPodManagement}, specPath.Child("podManagementPolicy"))...)
 	errs = append(errs, validateStatefulSetStrategy(&s.UpdateStrategy, specPath.Child("updateStrategy"))...)
@@ -34,6 +34,21 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 			"activeDeadlineSeconds in StatefulSet is not Supported"))
 	}
 	return append(errs, validateClaimTemplates(s.VolumeClaimTemplates, specPath.Child("volumeClaimTemplates"))...)
+}
+
+// templateWithClaims is the pod template as the StatefulSet's pods will
+// have it: each volume claim template is a volume of the pod (a claim of
+// the same name), so containers may mount it.
+func templateWithClaims(s *appsv1.StatefulSetSpec) *corev1.PodTemplateSpec {
+	if len(s.VolumeClaimTemplates) == 0 {
+		return &s.Template
+	}
+	t := s.Template.DeepCopy()
+	for _, c := range s.VolumeClaimTemplates {
+		t.Spec.Volumes = append(t.Spec.Volumes, corev1.Volume{Name: c.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name}}})
+	}
+	return t
 }
 
 func validateStatefulSetStrategy(u *appsv1.StatefulSetUpdateStrategy, p *field.Path) field.ErrorList {

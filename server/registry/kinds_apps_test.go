@@ -53,7 +53,7 @@ spec:
   selector: {matchLabels: {app: db}}
   template:
     metadata: {labels: {app: db}}
-    spec: {containers: [{name: db, image: "redis:7"}]}
+    spec: {containers: [{name: db, image: "redis:7", volumeMounts: [{name: data, mountPath: /data}]}]}
   volumeClaimTemplates:
   - metadata: {name: data}
     spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
@@ -77,6 +77,12 @@ func TestStatefulSetDefaultsAndImmutableFields(t *testing.T) {
 	if ss.Generation != 1 {
 		t.Fatalf("got generation %d, want 1", ss.Generation)
 	}
+	if len(ss.Spec.Template.Spec.Volumes) != 0 {
+		t.Fatalf("got template volumes %v, want the claim templates left out of the stored template", ss.Spec.Template.Spec.Volumes)
+	}
+	_, err := create(t, r, res, strings.Replace(strings.Replace(stsManifest, "name: db}", "name: db2}", 1),
+		"{name: data, mountPath", "{name: nodata, mountPath", 1))
+	wantInvalid(t, "mount of no volume", err, "spec.template.spec.containers[0].volumeMounts[0].name")
 	wantInvalid(t, "serviceName change", update(t, r, res, ss, func(o *appsv1.StatefulSet) { o.Spec.ServiceName = "other" }),
 		"spec: Forbidden: updates to statefulset spec for fields other than 'replicas'")
 	wantInvalid(t, "selector change", update(t, r, res, ss, func(o *appsv1.StatefulSet) {
@@ -104,7 +110,7 @@ func TestStatefulSetValidation(t *testing.T) {
 		{"retention", "serviceName: db", "serviceName: db\n  persistentVolumeClaimRetentionPolicy: {whenDeleted: Keep}", "spec.persistentVolumeClaimRetentionPolicy.whenDeleted"},
 		{"claim storage", "requests: {storage: 1Gi}", "requests: {}", "spec.volumeClaimTemplates[0].spec.resources.requests.storage"},
 		{"claim modes", "accessModes: [ReadWriteOnce], ", "", "spec.volumeClaimTemplates[0].spec.accessModes"},
-		{"restart", `image: "redis:7"}]`, `image: "redis:7"}], restartPolicy: Never`, "spec.template.spec.restartPolicy"},
+		{"restart", `mountPath: /data}]}]}`, `mountPath: /data}]}], restartPolicy: Never}`, "spec.template.spec.restartPolicy"},
 	} {
 		_, err := create(t, r, res, strings.Replace(stsManifest, tc.from, tc.to, 1))
 		wantInvalid(t, tc.name, err, tc.field)
