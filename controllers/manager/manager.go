@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/bramble-edge/bramble/controllers"
-	"github.com/bramble-edge/bramble/controllers/cronjob"
 	"github.com/bramble-edge/bramble/controllers/clusterroleaggregation"
+	"github.com/bramble-edge/bramble/controllers/cronjob"
 	"github.com/bramble-edge/bramble/controllers/daemonset"
 	"github.com/bramble-edge/bramble/controllers/deployment"
 	"github.com/bramble-edge/bramble/controllers/disruption"

@@ -106,12 +106,11 @@ func TestCRDStatusSubresource(t *testing.T) {
 	ctx := context.Background()
 	res := createWidgetCRD(t, r)
 	obj, _ := decodeWidget(t, res, widgetBody)
-	w, err := r.Create(ctx, res, "default", obj, WriteOptions{})
-	if err != nil {
+	if _, err := r.Create(ctx, res, "default", obj, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := decodeWidget(t, res, `{"metadata":{"name":"w1","namespace":"default"},"spec":{"size":9},"status":{"phase":"Ready","replicas":2}}`)
-	w, err = r.Update(ctx, res, "default", "w1", "status", st, false)
+	w, err := r.Update(ctx, res, "default", "w1", "status", st, false)
 	if err != nil || w.GetGeneration() != 1 || nested(t, w, "status", "phase") != `"Ready"` || nested(t, w, "spec", "size") != "3" {
 		t.Fatalf("status update: %v, generation %d, %s", err, w.GetGeneration(), nested(t, w, "spec"))
 	}
