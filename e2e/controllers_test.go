@@ -404,7 +404,10 @@ func watchAvailability(t *testing.T, s *cluster.Server, selector string, replica
 				if json.Unmarshal(ev.Object, &p) != nil {
 					continue
 				}
-				if ev.Type == "DELETED" {
+				// As upstream's maxSurge, the limit counts pods that are not
+				// terminating: one whose deletion has begun has left its
+				// ReplicaSet (it is neither Ready nor counted any more).
+				if ev.Type == "DELETED" || p.DeletionTimestamp != nil {
 					delete(pods, p.Name)
 				} else {
 					pods[p.Name] = podReady(&p)
