@@ -181,3 +181,41 @@ func httpsClient(t *testing.T, s *Server) *http.Client {
 	t.Helper()
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.PKI.CAPool()}}}
 }
+
+// TestAgentsGetSecretsInPlaintext: what a node relists (the publisher's
+// view, sent to the agent inside TLS) carries the Secret its pod mounts
+// in plaintext, while the datastore holds ciphertext.
+func TestAgentsGetSecretsInPlaintext(t *testing.T) {
+	const value = "agent-visible-value-42b7"
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := startOn(t, dir, false)
+	createSecret(t, s, "mounted", value)
+	node := &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+	pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p"},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+			Volumes: []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "mounted"}}}}}}
+	for _, obj := range []api.Object{node, pod} {
+		if _, err := s.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []byte(base64.StdEncoding.EncodeToString([]byte(value)))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		v, err := s.Publisher.View(ctx, "n1", 0)
+		var body []byte
+		if err == nil {
+			body, err = v.Encode()
+		}
+		if err == nil && bytes.Contains(body, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node n1's view never held the Secret's value (last error %v)", err)
+		}
+	}
+	if found := onDisk(t, dir, value); len(found) != 0 {
+		t.Fatalf("the Secret's value is readable in %v", found)
+	}
+}

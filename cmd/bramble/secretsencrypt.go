@@ -18,12 +18,13 @@ func newSecretsEncryptCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "secrets-encrypt", Short: "Control the encryption of Secrets at rest"}
 	var kubeconfig string
 	cmd.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", server.DefaultKubeconfigPath, "admin kubeconfig used to reach the server")
+	client := func() (*encryption.Client, error) { return encryption.NewClientFromFile(kubeconfig) }
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
 		Short: "Show whether Secrets are encrypted, the keys, and how many Secrets each key holds",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := encryption.NewClientFromFile(kubeconfig)
+			c, err := client()
 			if err != nil {
 				return err
 			}
@@ -34,35 +35,42 @@ func newSecretsEncryptCommand() *cobra.Command {
 			return printEncryptionStatus(cmd.OutOrStdout(), st)
 		},
 	})
-	var prune bool
-	for _, op := range []struct{ use, short string }{
+	for _, op := range [][2]string{
 		{"enable", "Encrypt new writes with the newest key (drawn if none) and reencrypt every Secret"},
 		{"disable", "Store new writes in plaintext and rewrite every Secret so; keys stay listed"},
 		{"rotate-keys", "Draw a new key, make it current and reencrypt every Secret with it"},
 		{"reencrypt", "Rewrite every Secret with the current key"},
 	} {
-		sub := &cobra.Command{Use: op.use, Short: op.short, Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				c, err := encryption.NewClientFromFile(kubeconfig)
-				if err != nil {
-					return err
-				}
-				res, err := c.Do(cmd.Context(), op.use, prune)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d Secrets rewritten, %d already current\n",
-					op.use, res.Reencrypted.Rewritten, res.Reencrypted.Current)
-				return printEncryptionStatus(cmd.OutOrStdout(), res.Status)
-			}}
-		if op.use == "rotate-keys" {
-			sub.Flags().BoolVar(&prune, "prune", false, "then remove the old keys no Secret uses (snapshots taken before cannot be read without them)")
-		}
-		cmd.AddCommand(sub)
+		cmd.AddCommand(newEncryptionOpCommand(op[0], op[1], client))
 	}
 	return cmd
 }
 
+// newEncryptionOpCommand is one of the changes; the server answers once
+// every Secret is rewritten.
+func newEncryptionOpCommand(op, short string, client func() (*encryption.Client, error)) *cobra.Command {
+	var prune bool
+	cmd := &cobra.Command{Use: op, Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			res, err := c.Do(cmd.Context(), op, prune)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d Secrets rewritten, %d already current\n",
+				op, res.Reencrypted.Rewritten, res.Reencrypted.Current)
+			return printEncryptionStatus(cmd.OutOrStdout(), res.Status)
+		}}
+	if op == "rotate-keys" {
+		cmd.Flags().BoolVar(&prune, "prune", false, "then remove the old keys no Secret uses (snapshots taken before cannot be read without them)")
+	}
+	return cmd
+}
+
+// printEncryptionStatus prints st as k3s's status does, then the keys.
 func printEncryptionStatus(out io.Writer, st encryption.Status) error {
 	state := "Disabled"
 	if st.Enabled {
