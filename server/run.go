@@ -162,7 +162,7 @@ func (s *Server) openState(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("open datastore %s: %w", dbPath, err)
 	}
 	s.stops = append(s.stops, func() { s.SQLite.Close() })
-	if err := s.openSecrets(cfg); err != nil {
+	if err := s.openSecrets(ctx, cfg); err != nil {
 		return err
 	}
 	if s.PKI, err = pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: cfg.TLSSANs, Logger: s.log}); err != nil {

@@ -12,7 +12,7 @@ import (
 // openSecrets opens the keys file (creating it for a new cluster, with a
 // key unless --disable-secrets-encryption) and wraps the datastore so that
 // Secrets are encrypted at rest.
-func (s *Server) openSecrets(cfg Config) error {
+func (s *Server) openSecrets(ctx context.Context, cfg Config) error {
 	path := encryption.KeysPath(cfg.DataDir)
 	keys, created, err := encryption.OpenKeyring(path, !cfg.DisableSecretsEncryption)
 	if err != nil {
@@ -23,6 +23,9 @@ func (s *Server) openSecrets(cfg Config) error {
 	}
 	s.Secrets = encryption.NewStore(s.SQLite, keys, s.log.With("component", "secrets-encryption"))
 	s.Store = s.Secrets
+	if err := s.Secrets.CheckKeys(ctx); err != nil {
+		return fmt.Errorf("secrets encryption: %w", err)
+	}
 	return nil
 }
 

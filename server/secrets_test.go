@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,5 +218,29 @@ func TestAgentsGetSecretsInPlaintext(t *testing.T) {
 	}
 	if found := onDisk(t, dir, value); len(found) != 0 {
 		t.Fatalf("the Secret's value is readable in %v", found)
+	}
+}
+
+// TestWrongKeysFileRefusesStartNamingTheKey: a server given another
+// cluster's keys file (or one that lost a key) says which key it misses.
+func TestWrongKeysFileRefusesStartNamingTheKey(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	s := startOn(t, dir, false)
+	createSecret(t, s, "a", "v")
+	id := s.Secrets.Keys().Current()
+	s.Stop()
+	startOn(t, other, false).Stop()
+	data, err := os.ReadFile(encryption.KeysPath(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(encryption.KeysPath(dir), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: freePort(t),
+		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), DisableAgent: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil || !strings.Contains(err.Error(), `key "`+id+`" is not in `+encryption.KeysPath(dir)) {
+		t.Fatalf("start with another cluster's keys file: got %v, want an error naming key %q", err, id)
 	}
 }

@@ -76,7 +76,8 @@ func printEncryptionStatus(out io.Writer, st encryption.Status) error {
 	if st.Enabled {
 		state = "Enabled"
 	}
-	fmt.Fprintf(out, "Encryption Status: %s\nCurrent Rotation Stage: %s\nKeys File: %s\n", state, st.Stage, st.KeysFile)
+	fmt.Fprintf(out, "Encryption Status: %s\nCurrent Rotation Stage: %s\nKeys File: %s\nKeys Hash: %s\n",
+		state, st.Stage, st.KeysFile, st.KeysHash)
 	fmt.Fprintf(out, "Plaintext Secrets: %d\n", st.Plaintext)
 	if st.Unknown > 0 {
 		fmt.Fprintf(out, "Secrets under keys not in the keys file: %d\n", st.Unknown)

@@ -2,6 +2,8 @@ package encryption
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"sync"
@@ -36,6 +38,22 @@ type Status struct {
 	Plaintext int         `json:"plaintextSecrets"`
 	// Unknown counts Secrets under key ids the file does not list.
 	Unknown int `json:"unknownKeySecrets"`
+	// KeysHash sums the listed keys (ids and material, current first): servers
+	// sharing a datastore must show the same.
+	KeysHash string `json:"keysHash"`
+}
+
+// keysHash is the first 16 hex digits of a SHA-256 over f's current id and
+// keys.
+func keysHash(f keyFile) string {
+	h := sha256.New()
+	h.Write([]byte(f.Current))
+	for _, k := range f.Keys {
+		h.Write([]byte{0})
+		h.Write([]byte(k.ID))
+		h.Write(k.Secret)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Status reports the keys and how many Secrets each holds.
@@ -45,7 +63,8 @@ func (a *Admin) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	f := a.store.keys.state.Load().file
-	st := Status{Enabled: f.Current != "", Stage: f.Stage, KeysFile: a.store.keys.path, Plaintext: counts[""]}
+	st := Status{Enabled: f.Current != "", Stage: f.Stage, KeysFile: a.store.keys.path, Plaintext: counts[""],
+		KeysHash: keysHash(f)}
 	delete(counts, "")
 	for _, k := range f.Keys {
 		st.Keys = append(st.Keys, KeyStatus{ID: k.ID, Created: k.Created, Current: k.ID == f.Current, Secrets: counts[k.ID]})

@@ -96,3 +96,31 @@ func (s *Store) countByKey(ctx context.Context) (map[string]int, error) {
 		opts.Continue = page.Continue
 	}
 }
+
+// CheckKeys opens one stored Secret per key id, so a server with a keys
+// file that misses a key (or holds other material under its id) refuses to
+// start with an error naming the key, rather than failing every list.
+func (s *Store) CheckKeys(ctx context.Context) error {
+	tried := map[string]bool{}
+	opts := datastore.ListOptions{Limit: pageSize}
+	for {
+		page, err := s.Store.List(ctx, SecretsPrefix, opts)
+		if err != nil {
+			return fmt.Errorf("list secrets: %w", err)
+		}
+		for _, kv := range page.Items {
+			id := KeyOf(kv.Value)
+			if id == "" || tried[id] {
+				continue
+			}
+			tried[id] = true
+			if _, err := s.keys.Decrypt(kv.Key, kv.Value); err != nil {
+				return err
+			}
+		}
+		if page.Continue == "" {
+			return nil
+		}
+		opts.Continue = page.Continue
+	}
+}

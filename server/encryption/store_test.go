@@ -102,6 +102,10 @@ func TestRotateAndReencrypt(t *testing.T) {
 		}
 	}
 	first := s.Keys().Current()
+	before, err := admin.Status(ctx)
+	if err != nil || len(before.KeysHash) != 16 {
+		t.Fatalf("status: got %+v, %v, want a keys hash", before, err)
+	}
 	done, err := admin.RotateKeys(ctx, false)
 	if err != nil || done.Rewritten != len(keys) {
 		t.Fatalf("rotate-keys: got %+v, %v, want %d rewritten", done, err, len(keys))
@@ -115,7 +119,8 @@ func TestRotateAndReencrypt(t *testing.T) {
 		t.Fatalf("reencrypt with nothing to do: got %+v, %v", again, err)
 	}
 	st, err := admin.Status(ctx)
-	if err != nil || len(st.Keys) != 2 || st.Keys[0].Secrets != len(keys) || st.Keys[1].Secrets != 0 || st.Stage != StageFinished {
+	if err != nil || len(st.Keys) != 2 || st.Keys[0].Secrets != len(keys) || st.Keys[1].Secrets != 0 ||
+		st.Stage != StageFinished || st.KeysHash == before.KeysHash {
 		t.Fatalf("status after rotation: got %+v, %v", st, err)
 	}
 	if _, err := admin.RotateKeys(ctx, true); err != nil {
