@@ -32,9 +32,13 @@ func (s *Server) openSecrets(ctx context.Context, cfg Config) error {
 // migrateSecrets rewrites, in the background, the Secrets that are not
 // stored as the keys file wants (plaintext Secrets of a cluster from before
 // encryption, or a reencrypt that a stop interrupted). It only reads when
-// there is nothing to do.
+// there is nothing to do. Stop waits for it (bg ends first) before the
+// datastore closes.
 func (s *Server) migrateSecrets(bg context.Context, admin *encryption.Admin) {
+	done := make(chan struct{})
+	s.stops = append(s.stops, func() { <-done })
 	go func() {
+		defer close(done)
 		st, err := admin.Status(bg)
 		if err != nil || !needsReencrypt(st) {
 			return
