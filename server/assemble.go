@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/bootstrap"
 	"github.com/bramble-edge/bramble/server/certificates"
+	"github.com/bramble-edge/bramble/server/encryption"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/logs"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -62,8 +63,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	}
 	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
+	authz := auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache))
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)), Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		Authz: authz, Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
 	s.bootstrapObjects(bg)
@@ -79,7 +81,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(authn))
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(authn), s.secretsHandler(bg, authn, authz))
 }
 
 // startCache starts the process's one decoded-object cache, with an
@@ -155,8 +157,8 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 }
 
 // joinAndAPI makes sure the default join token exists and routes the join
-// endpoints and the nodes' relist (views) beside the API.
-func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide, views http.Handler) (http.Handler, error) {
+// endpoints, the nodes' relist (views) and secrets-encrypt beside the API.
+func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCertRegistry, side *mqttSide, views, secrets http.Handler) (http.Handler, error) {
 	tokens := join.NewTokenStore(s.Store, s.Client, join.TokenStoreConfig{Logger: s.log})
 	var err error
 	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
@@ -172,6 +174,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 		mux.Handle(p, jh)
 	}
 	mux.Handle(mqtt.ViewPrefix, views)
+	mux.Handle(encryption.PathPrefix, secrets)
 	mux.Handle("/", s.API)
 	return mux, nil
 }

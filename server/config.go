@@ -49,6 +49,11 @@ type Config struct {
 	// is how often that folder is read (0: every 10 s).
 	DisableManifests  bool
 	ManifestsInterval time.Duration
+	// DisableSecretsEncryption (--disable-secrets-encryption): a new
+	// cluster's keys file starts with no key, so Secrets are stored in
+	// plaintext. It has no effect once the keys file exists (then
+	// `bramble secrets-encrypt enable|disable` decides).
+	DisableSecretsEncryption bool
 	// LeaderElect (--leader-elect): run the scheduler and the controllers
 	// only while this server holds the kube-system/bramble-server Lease,
 	// for servers that share one datastore.

@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
+	"github.com/bramble-edge/bramble/server/encryption"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
@@ -27,7 +28,13 @@ import (
 // Server is a running bramble server. Run uses it for `bramble server`;
 // tests and benchmarks use Start to drive the very same parts in process.
 type Server struct {
-	Store     *datastore.SQLite
+	// Store is the datastore every part uses: SQLite with Secrets
+	// encrypted on their way in and decrypted on their way out.
+	Store datastore.Store
+	// SQLite is the store under the encryption: Secrets as stored.
+	SQLite *datastore.SQLite
+	// Secrets encrypts Secrets at rest (the wrapper Store is).
+	Secrets   *encryption.Store
 	PKI       *pki.PKI
 	Cache     *informer.Cache // the process's one decoded-object cache
 	Registry  *registry.Registry
@@ -150,11 +157,14 @@ func (s *Server) openState(ctx context.Context, cfg Config) error {
 	}
 	s.stops = append(s.stops, unlock)
 	dbPath, _ := cfg.sqlitePath()
-	if s.Store, err = datastore.OpenSQLite(ctx, dbPath, datastore.SQLiteConfig{
+	if s.SQLite, err = datastore.OpenSQLite(ctx, dbPath, datastore.SQLiteConfig{
 		Logger: s.log, CompactInterval: cfg.CompactInterval, CompactRetain: cfg.CompactRetain}); err != nil {
 		return fmt.Errorf("open datastore %s: %w", dbPath, err)
 	}
-	s.stops = append(s.stops, func() { s.Store.Close() })
+	s.stops = append(s.stops, func() { s.SQLite.Close() })
+	if err := s.openSecrets(ctx, cfg); err != nil {
+		return err
+	}
 	if s.PKI, err = pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: cfg.TLSSANs, Logger: s.log}); err != nil {
 		return fmt.Errorf("cluster certificates: %w", err)
 	}

@@ -46,7 +46,7 @@ type Cluster struct {
 	MQTTURL    string // mqtts://127.0.0.1:port of the broker
 	Token      string // the default join token
 	Kubeconfig string // an admin kubeconfig for the API
-	Store      *datastore.SQLite
+	Store      datastore.Store
 	Client     *registry.Client // the registry, for in-process writes
 	PKI        *pki.PKI
 	Broker     *broker.Broker

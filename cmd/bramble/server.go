@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/encryption"
 	"github.com/bramble-edge/bramble/server/manifests"
 	"github.com/bramble-edge/bramble/server/servicealloc"
 )
@@ -70,6 +71,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, Endpoints, EndpointSlices, node lifecycle, garbage collection)")
 	f.BoolVar(&cfg.DisableManifests, "disable-manifests", false, "do not apply the YAML files of <data-dir>/server/manifests (docs/MANIFESTS.md)")
+	f.BoolVar(&cfg.DisableSecretsEncryption, "disable-secrets-encryption", false, "start a new cluster with Secrets stored in plaintext (no effect once <data-dir>/server/cred/"+encryption.KeysFileName+" exists; see bramble secrets-encrypt)")
 	f.DurationVar(&cfg.ManifestsInterval, "manifests-interval", manifests.DefaultInterval, "how often <data-dir>/server/manifests is read for changes")
 	f.BoolVar(&cfg.LeaderElect, "leader-elect", false, "run the scheduler and the controllers only while holding the kube-system/bramble-server Lease (servers sharing one datastore)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
