@@ -79,7 +79,7 @@ func (r *renewal) run(ctx context.Context) {
 		if wait <= 0 {
 			if err := r.renewOnce(ctx); err != nil {
 				retry = min(max(2*retry, time.Second), max(life/30, time.Second), 5*time.Minute)
-				r.log.Warn("node certificate renewal failed; retrying", "in", retry, "notAfter", cert.NotAfter, "err", err)
+				r.renewFailed(cert.NotAfter, retry, err)
 				wait = retry
 			} else {
 				retry, wait = 0, 0
@@ -121,4 +121,15 @@ func (r *renewal) renewOnce(ctx context.Context) error {
 	r.log.Info("node certificate renewed", "notBefore", pair.Leaf.NotBefore, "notAfter", pair.Leaf.NotAfter,
 		"serial", pair.Leaf.SerialNumber.Text(16))
 	return nil
+}
+
+// renewFailed logs a failed renewal; once the certificate has expired (by
+// the server's time) it says what only an admin can do about it.
+func (r *renewal) renewFailed(notAfter time.Time, retry time.Duration, err error) {
+	if r.now().After(notAfter) {
+		r.log.Error("the node certificate has expired, so the server refuses it and it cannot be renewed: "+
+			"the node must join again (docs/JOIN.md)", "notAfter", notAfter, "err", err)
+		return
+	}
+	r.log.Warn("node certificate renewal failed; retrying", "in", retry, "notAfter", notAfter, "err", err)
 }
