@@ -119,11 +119,9 @@ func Renew(ctx context.Context, c *Credentials, client *http.Client) (*Credentia
 		return nil, fmt.Errorf("renew: server URL %q: want https://host:port", c.ServerURL)
 	}
 	if client == nil {
-		tc, err := c.TLSConfig()
-		if err != nil {
-			return nil, fmt.Errorf("renew: %w", err)
+		if client, err = credentialsClient(c); err != nil {
+			return nil, err
 		}
-		client = &http.Client{Timeout: defaultTimeout, Transport: &http.Transport{TLSClientConfig: tc}}
 		defer client.CloseIdleConnections()
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -151,6 +149,15 @@ func Renew(ctx context.Context, c *Credentials, client *http.Client) (*Credentia
 		next.MQTTAddresses = resp.MQTTAddresses
 	}
 	return next, nil
+}
+
+// credentialsClient is an HTTP client presenting c's certificate.
+func credentialsClient(c *Credentials) (*http.Client, error) {
+	tc, err := c.TLSConfig()
+	if err != nil {
+		return nil, fmt.Errorf("renew: %w", err)
+	}
+	return &http.Client{Timeout: defaultTimeout, Transport: &http.Transport{TLSClientConfig: tc}}, nil
 }
 
 func postRenew(ctx context.Context, client *http.Client, base *url.URL, rr RenewRequest) (*Response, error) {
