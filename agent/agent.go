@@ -72,7 +72,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// streams the pods' log files back (the server never dials the agent).
 	logRPC := agentlogs.NewHandler(agentlogs.Config{DataDir: cfg.DataDir, Node: a.node.NodeName, Logger: cfg.Logger})
 	defer logRPC.Close()
-	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Applier: a.applier,
+	ren, clock, err := certUpkeep(&cfg, creds)
+	if err != nil {
+		return err
+	}
+	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Applier: a.applier,
 		Rev: a.store.Rev(), Logger: cfg.Logger,
 		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
 	if err != nil {
@@ -80,6 +84,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer cl.Close()
 	a.status.setPublisher(cl)
+	ren.onNew = cl.CertificateRenewed
+	a.goRun(func() { clock.run(ctx) })
+	a.goRun(func() { ren.run(ctx) })
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()

@@ -78,6 +78,9 @@ func (c *Credentials) Save(dir string) error {
 // the certificate, which must be signed by the CA and name the node. A node
 // that never joined gets an error wrapping fs.ErrNotExist.
 func LoadCredentials(dir string) (*Credentials, error) {
+	if err := finishRenewal(dir); err != nil {
+		return nil, fmt.Errorf("load node credentials: %w", err)
+	}
 	c := &Credentials{}
 	var info joinInfo
 	for _, f := range []struct {

@@ -165,7 +165,12 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 		return nil, fmt.Errorf("default join token: %w", err)
 	}
 	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: s.PKI, Certs: certs, Logger: s.log,
-		MQTTAddresses: func() []string { return side.addrs }})
+		MQTTAddresses: func() []string { return side.addrs }, CertValidity: cfg.NodeCertValidity})
+	if err != nil {
+		return nil, err
+	}
+	rh, err := join.RenewHandler(join.RenewConfig{CA: s.PKI, Certs: certs, Logger: s.log,
+		MQTTAddresses: func() []string { return side.addrs }, CertValidity: cfg.NodeCertValidity})
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +178,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	for _, p := range join.Paths {
 		mux.Handle(p, jh)
 	}
+	mux.Handle(join.RenewPath, rh)
 	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle(encryption.PathPrefix, secrets)
 	mux.Handle("/", s.API)

@@ -58,6 +58,10 @@ type Config struct {
 	// only while this server holds the kube-system/bramble-server Lease,
 	// for servers that share one datastore.
 	LeaderElect bool
+	// NodeCertValidity (hidden --node-cert-validity, a test hook) is the
+	// lifetime of node certificates issued at join and renewal; 0 is one
+	// year. Agents renew once a third of it is left.
+	NodeCertValidity time.Duration
 	// Controllers makes the control loops (`bramble server` passes
 	// controllers/manager's); nil runs none.
 	Controllers NewControllers

@@ -33,7 +33,8 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand(), newAgentCommand(), newSecretsEncryptCommand())
+	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand(), newAgentCommand(),
+		newSecretsEncryptCommand(), newCertificateCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bramble:", err)
 		os.Exit(1)

@@ -75,6 +75,8 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.DurationVar(&cfg.ManifestsInterval, "manifests-interval", manifests.DefaultInterval, "how often <data-dir>/server/manifests is read for changes")
 	f.BoolVar(&cfg.LeaderElect, "leader-elect", false, "run the scheduler and the controllers only while holding the kube-system/bramble-server Lease (servers sharing one datastore)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.DurationVar(&cfg.NodeCertValidity, "node-cert-validity", 0, "lifetime of node certificates (0: one year); for tests of renewal")
+	_ = f.MarkHidden("node-cert-validity")
 }
 
 // runServer runs the server and, unless --disable-agent, an agent for this

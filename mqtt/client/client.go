@@ -55,6 +55,10 @@ type State struct {
 type Config struct {
 	Credentials *join.Credentials
 	Applier     Applier
+	// Certs, when set, is where every handshake (MQTT and REST) takes the
+	// node certificate from, so a renewed one is used from the next
+	// connection on; nil presents Credentials' certificate.
+	Certs *join.CertSource
 	// Brokers defaults to Credentials.MQTTAddresses (mqtts://host:port).
 	Brokers []string
 	// APIServer defaults to Credentials.ServerURL.
@@ -111,6 +115,9 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	tlsCfg, err := cfg.Credentials.TLSConfig()
 	if err != nil {
 		return nil, fmt.Errorf("mqtt client: %w", err)
+	}
+	if cfg.Certs != nil {
+		tlsCfg = cfg.Certs.Use(tlsCfg)
 	}
 	c := &Client{cfg: cfg, node: cfg.Credentials.NodeName, log: cfg.Logger.With("node", cfg.Credentials.NodeName),
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg.Clone(), ForceAttemptHTTP2: true}, Timeout: time.Minute},
@@ -175,6 +182,12 @@ func (c *Client) Close() {
 		c.http.CloseIdleConnections()
 	})
 }
+
+// CertificateRenewed closes the REST connections that are idle, so the
+// next request shakes hands with the renewed certificate. The MQTT
+// connection needs nothing: the broker ends the old certificate's session
+// and paho reconnects with the new one.
+func (c *Client) CertificateRenewed() { c.http.CloseIdleConnections() }
 
 // Rev is the revision of the node's view the Applier holds (0 before the
 // first sync).

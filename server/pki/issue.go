@@ -24,7 +24,9 @@ func newSerial() (*big.Int, error) {
 	return serial, nil
 }
 
-// sign issues tmpl for pub under the CA, valid from now (backdated) for
+// sign issues tmpl for pub under the CA, valid from now (backdated by an
+// hour, or a tenth of ttl when that is less, so that a short-lived
+// certificate's renewal point, two thirds into its life, stays ahead) for
 // ttl, but never past the CA's own expiry.
 func (p *PKI) sign(tmpl *x509.Certificate, pub crypto.PublicKey, ttl time.Duration) ([]byte, error) {
 	serial, err := newSerial()
@@ -33,7 +35,7 @@ func (p *PKI) sign(tmpl *x509.Certificate, pub crypto.PublicKey, ttl time.Durati
 	}
 	now := p.cfg.Now()
 	tmpl.SerialNumber = serial
-	tmpl.NotBefore = now.Add(-backdate)
+	tmpl.NotBefore = now.Add(-min(backdate, ttl/10))
 	tmpl.NotAfter = now.Add(ttl)
 	if tmpl.NotAfter.After(p.caCert.NotAfter) {
 		tmpl.NotAfter = p.caCert.NotAfter
