@@ -166,3 +166,22 @@ func madvise(start, end uintptr, advice int) error {
 	}
 	return nil
 }
+
+// fileRSS is the process's resident file-backed memory (RssFile in
+// /proc/self/status), in bytes; 0 when it cannot be read.
+func fileRSS() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "RssFile:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}

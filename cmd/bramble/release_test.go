@@ -72,3 +72,33 @@ func TestPageReleaseStopsWithTheContext(t *testing.T) {
 		t.Errorf("releases: got %d, want 0", released.Load())
 	}
 }
+
+// TestPageReleaseAgainAfterGrowth: once released, the process releases
+// again when its executable pages have grown by Regrow, and not before.
+func TestPageReleaseAgainAfterGrowth(t *testing.T) {
+	var released, rss atomic.Int64
+	r := fakeRelease(func(int) bool { return false }, &released)
+	r.Release = func() (int64, error) { released.Add(1); rss.Store(10); return 0, nil }
+	r.FileRSS, r.Recheck, r.Regrow = rss.Load, time.Millisecond, 100
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { r.run(ctx); close(done) }()
+	waitReleases := func(want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); released.Load() != want; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("releases: got %d, want %d", released.Load(), want)
+			}
+		}
+	}
+	waitReleases(1)
+	rss.Store(109) // grown by less than Regrow
+	time.Sleep(30 * time.Millisecond)
+	if released.Load() != 1 {
+		t.Fatalf("released again after growth below Regrow: %d releases", released.Load())
+	}
+	rss.Store(110)
+	waitReleases(2)
+	cancel()
+	<-done
+}
