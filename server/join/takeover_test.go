@@ -1,0 +1,101 @@
+package join_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/bramble-edge/bramble/datastore/listwatch"
+	nodejoin "github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/server/join"
+)
+
+// startPasswordRevoker runs a revoker that also forgets deleted nodes'
+// passwords, as the server does.
+func startPasswordRevoker(t testing.TB, c *cluster) {
+	t.Helper()
+	v := join.NewNodeRevoker(c.store, c.registry, listwatch.Config{Logger: quiet(), Backoff: fastBackoff}).WithPasswords(c.passwords)
+	if err := v.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Stop)
+}
+
+// impostorJoin joins as node from another machine: the same join token,
+// a node password of its own.
+func impostorJoin(c *cluster, token, node string) (*nodejoin.Credentials, error) {
+	return nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: c.srv.URL, Token: token, NodeName: node,
+		NodePassword: strings.Repeat("i", 40)})
+}
+
+// A holder of the join token cannot take an existing node's name: the
+// join is refused before anything is signed, the refusal says how the
+// name can be freed, and the real node keeps working and can re-join.
+func TestImpostorCannotTakeANodesName(t *testing.T) {
+	c := newCluster(t)
+	startPasswordRevoker(t, c)
+	token := c.newToken(0)
+	real := mustJoin(t, c, token, "pi-1")
+	c.createNode("pi-1")
+	realCert, _ := real.Certificate()
+
+	fake, err := impostorJoin(c, token, "pi-1")
+	if !errors.Is(err, nodejoin.ErrNodePassword) || fake != nil {
+		t.Fatalf("impostor join: got credentials %t, error %v; want ErrNodePassword and no credentials", fake != nil, err)
+	}
+	for _, want := range []string{"node pi-1 already joined with another node password", "kubectl delete node pi-1", "agent/node-password"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if !c.registry.Valid(context.Background(), "pi-1", realCert.SerialNumber) {
+		t.Fatal("the impostor's attempt replaced the real node's certificate")
+	}
+	if code, body := c.call(nodeTLS(t, real), http.MethodGet, "/api/v1/nodes/pi-1", ""); code != http.StatusOK {
+		t.Fatalf("real node after the impostor's attempt: got %d %s, want 200", code, body)
+	}
+
+	again := mustJoin(t, c, token, "pi-1") // the real machine, same password
+	if code, body := c.call(nodeTLS(t, again), http.MethodGet, "/api/v1/nodes/pi-1", ""); code != http.StatusOK {
+		t.Fatalf("real node re-joined: got %d %s, want 200", code, body)
+	}
+
+	if code, body := c.call(c.adminTLS(), http.MethodDelete, "/api/v1/nodes/pi-1", ""); code != http.StatusOK {
+		t.Fatalf("delete node: %d %s", code, body)
+	}
+	var taken *nodejoin.Credentials
+	eventually(t, "the deleted node's name to be free", func() bool {
+		taken, err = impostorJoin(c, token, "pi-1")
+		return err == nil
+	})
+	if _, err := joinNode(t, c, token, "pi-1"); !errors.Is(err, nodejoin.ErrNodePassword) {
+		t.Fatalf("the old machine after the name was taken: got %v, want ErrNodePassword", err)
+	}
+	if code, body := c.call(nodeTLS(t, taken), http.MethodGet, "/api/v1/nodes/pi-1", ""); code != http.StatusNotFound {
+		t.Fatalf("new owner of pi-1 reads its (not yet registered) Node: got %d %s, want 404", code, body)
+	}
+}
+
+// A name joined but not yet registered as a Node is held too, and the
+// refusal says to delete the password Secret instead of the Node.
+func TestUnregisteredNameIsHeld(t *testing.T) {
+	c := newCluster(t)
+	token := c.newToken(0)
+	mustJoin(t, c, token, "pi-2")
+	_, err := impostorJoin(c, token, "pi-2")
+	if !errors.Is(err, nodejoin.ErrNodePassword) || !strings.Contains(err.Error(), "kubectl -n kube-system delete secret pi-2.node-password.bramble") {
+		t.Fatalf("got %v, want ErrNodePassword saying to delete the password secret", err)
+	}
+	code, body := c.call(c.adminTLS(), http.MethodGet, "/api/v1/namespaces/kube-system/secrets/pi-2.node-password.bramble", "")
+	if code != http.StatusOK || strings.Contains(body, machinePassword("pi-2")) || !strings.Contains(body, `"bramble.io/joined-with-token":"`) {
+		t.Fatalf("password secret: got %d %s; want it stored, hashed, labelled with the token", code, body)
+	}
+	if code, body := c.call(c.adminTLS(), http.MethodDelete, "/api/v1/namespaces/kube-system/secrets/pi-2.node-password.bramble", ""); code != http.StatusOK {
+		t.Fatalf("delete password secret: %d %s", code, body)
+	}
+	if _, err := impostorJoin(c, token, "pi-2"); err != nil {
+		t.Fatalf("join after the password was deleted: %v", err)
+	}
+}
