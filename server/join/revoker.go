@@ -19,9 +19,9 @@ import (
 type NodeRevoker struct {
 	certs     *NodeCertRegistry
 	passwords PasswordForgetter // nil: passwords are not followed
-	log   *slog.Logger
-	f     *listwatch.Follower
-	cfg   listwatch.Config
+	log       *slog.Logger
+	f         *listwatch.Follower
+	cfg       listwatch.Config
 }
 
 // NewNodeRevoker makes a revoker of certs' certificates; Start runs it.
