@@ -65,11 +65,11 @@ func TestImpostorCannotTakeANodesName(t *testing.T) {
 	if code, body := c.call(c.adminTLS(), http.MethodDelete, "/api/v1/nodes/pi-1", ""); code != http.StatusOK {
 		t.Fatalf("delete node: %d %s", code, body)
 	}
-	var taken *nodejoin.Credentials
-	eventually(t, "the deleted node's name to be free", func() bool {
-		taken, err = impostorJoin(c, token, "pi-1")
-		return err == nil
-	})
+	c.waitPasswordGone("pi-1")
+	taken, err := impostorJoin(c, token, "pi-1")
+	if err != nil {
+		t.Fatalf("join under the deleted node's name: %v", err)
+	}
 	if _, err := joinNode(t, c, token, "pi-1"); !errors.Is(err, nodejoin.ErrNodePassword) {
 		t.Fatalf("the old machine after the name was taken: got %v, want ErrNodePassword", err)
 	}
@@ -98,4 +98,34 @@ func TestUnregisteredNameIsHeld(t *testing.T) {
 	if _, err := impostorJoin(c, token, "pi-2"); err != nil {
 		t.Fatalf("join after the password was deleted: %v", err)
 	}
+}
+
+// A Node deleted while no server watched frees its name at the next
+// start: the revoker's first list forgets the password.
+func TestPasswordOfNodeDeletedWhileNoServerWatched(t *testing.T) {
+	c := newCluster(t)
+	token := c.newToken(0)
+	c.createNode("pi-3")
+	mustJoin(t, c, token, "pi-3") // the record notes the Node exists
+	if code, body := c.call(c.adminTLS(), http.MethodDelete, "/api/v1/nodes/pi-3", ""); code != http.StatusOK {
+		t.Fatalf("delete node: %d %s", code, body)
+	}
+	if _, err := impostorJoin(c, token, "pi-3"); !errors.Is(err, nodejoin.ErrNodePassword) {
+		t.Fatalf("before any revoker ran: got %v, want ErrNodePassword", err)
+	}
+	startPasswordRevoker(t, c)
+	c.waitPasswordGone("pi-3")
+	if _, err := impostorJoin(c, token, "pi-3"); err != nil {
+		t.Fatalf("join under the name of the Node deleted meanwhile: %v", err)
+	}
+}
+
+// waitPasswordGone waits for node's password Secret to be deleted (polling
+// joins instead would run into the failed-join limiter).
+func (c *cluster) waitPasswordGone(node string) {
+	c.t.Helper()
+	eventually(c.t, "the password of "+node+" to be forgotten", func() bool {
+		code, _ := c.call(c.adminTLS(), http.MethodGet, "/api/v1/namespaces/kube-system/secrets/"+join.PasswordSecretName(node), "")
+		return code == http.StatusNotFound
+	})
 }
