@@ -12,9 +12,10 @@ import (
 	nodejoin "github.com/bramble-edge/bramble/join"
 )
 
-// TokenVerifier checks a presented join token (*TokenStore is one).
+// TokenVerifier checks a presented join token and returns it (*TokenStore
+// is one).
 type TokenVerifier interface {
-	Verify(ctx context.Context, id, secret string) error
+	Check(ctx context.Context, id, secret string) (*TokenInfo, error)
 }
 
 // CertSigner is the cluster CA as the join endpoint uses it (*pki.PKI).
@@ -30,9 +31,10 @@ type CertRecorder interface {
 }
 
 // PasswordChecker lets a node join under its name only with the password
-// it first joined with (*NodePasswords).
+// it first joined with, and only as far as the token's usages allow
+// (*NodePasswords).
 type PasswordChecker interface {
-	Ensure(ctx context.Context, node, password, tokenID string) error
+	Ensure(ctx context.Context, node, password string, token *TokenInfo) error
 }
 
 // HandlerConfig holds what the join endpoints need. Tokens, CA, Certs and

@@ -57,15 +57,20 @@ func hashPassword(node, password string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Ensure lets node join with password: the first join under a name stores
-// its hash, a later one must present the same password. A mismatch is a
-// *nodejoin.Error of kind ErrNodePassword saying what to do. tokenID, the
-// token of this join, is noted on the Secret for `bramble token list`.
-func (p *NodePasswords) Ensure(ctx context.Context, node, password, tokenID string) error {
+// Ensure lets node join with password and token: the first join under a
+// name (token usage UsageJoin) stores its hash, a later one (UsageRejoin)
+// must present the same password. A mismatch is a *nodejoin.Error of kind
+// ErrNodePassword saying what to do, a join the token is not scoped to
+// one of kind ErrTokenUsage. The token is noted on the Secret for
+// `bramble token list`.
+func (p *NodePasswords) Ensure(ctx context.Context, node, password string, token *TokenInfo) error {
 	for attempt := 0; ; attempt++ {
 		sec, err := p.get(ctx, node)
 		if apierrors.IsNotFound(err) {
-			_, err = p.objects.Create(ctx, newPasswordSecret(node, password, tokenID))
+			if !token.Allows(UsageJoin) {
+				return usageRefusal(token, node, false)
+			}
+			_, err = p.objects.Create(ctx, newPasswordSecret(node, password, token.ID))
 			if apierrors.IsAlreadyExists(err) && attempt < 3 {
 				continue // a concurrent first join won: check against it
 			}
@@ -77,7 +82,10 @@ func (p *NodePasswords) Ensure(ctx context.Context, node, password, tokenID stri
 		if subtle.ConstantTimeCompare([]byte(hashPassword(node, password)), want) != 1 {
 			return p.mismatch(ctx, node)
 		}
-		return p.noteToken(ctx, sec, tokenID)
+		if !token.Allows(UsageRejoin) {
+			return usageRefusal(token, node, true)
+		}
+		return p.noteToken(ctx, sec, token.ID)
 	}
 }
 

@@ -78,10 +78,11 @@ func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Tokens.Verify(r.Context(), req.TokenID, req.Secret); err != nil {
+	tok, err := h.cfg.Tokens.Check(r.Context(), req.TokenID, req.Secret)
+	if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Passwords.Ensure(r.Context(), req.NodeName, req.NodePassword, req.TokenID); err != nil {
+	if err := h.cfg.Passwords.Ensure(r.Context(), req.NodeName, req.NodePassword, tok); err != nil {
 		return nil, err
 	}
 	certPEM, err := h.cfg.CA.SignClientCert(csr, nodejoin.NodeUserPrefix+req.NodeName,
