@@ -1,7 +1,9 @@
 // Package join is the server side of nodes joining the cluster: join tokens
-// stored as Secrets, the default token file, the /cacerts and
-// /v1-bramble/join endpoints, the registry of issued node certificates that
-// makes revocation immediate, and the admin client behind `bramble token`.
+// stored as Secrets and scoped by usages, node passwords that keep a name
+// to the machine that first joined under it, the default token file, the
+// /cacerts and /v1-bramble/join endpoints, the registry of issued node
+// certificates that makes revocation immediate, and the admin client
+// behind `bramble token`.
 // The node side (token format, the exchange) is package
 // github.com/bramble-edge/bramble/join; docs/JOIN.md tells the whole story.
 package join
