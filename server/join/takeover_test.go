@@ -3,6 +3,7 @@ package join_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -128,4 +129,31 @@ func (c *cluster) waitPasswordGone(node string) {
 		code, _ := c.call(c.adminTLS(), http.MethodGet, "/api/v1/namespaces/kube-system/secrets/"+join.PasswordSecretName(node), "")
 		return code == http.StatusNotFound
 	})
+}
+
+// Machines racing to be the first under one name: exactly one gets it.
+func TestRacingFirstJoinsOneWins(t *testing.T) {
+	c := newCluster(t)
+	token := c.newToken(0)
+	const n = 6
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: c.srv.URL, Token: token,
+				NodeName: "pi-race", NodePassword: fmt.Sprintf("racer-%d-%s", i, strings.Repeat("r", 32))})
+			errs <- err
+		}()
+	}
+	won := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case !errors.Is(err, nodejoin.ErrNodePassword):
+			t.Errorf("a losing racer: got %v, want ErrNodePassword", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d racers got the name, want exactly 1", won)
+	}
 }
