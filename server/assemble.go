@@ -67,7 +67,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, err
 	}
 	s.bootstrapObjects(bg)
-	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log}).WithPasswords(join.NewNodePasswords(s.Client))
+	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log}).WithPasswords(join.NewNodePasswords(s.Client, certs))
 	if err := revoker.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate revocation: %w", err)
 	}
@@ -163,7 +163,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 		return nil, fmt.Errorf("default join token: %w", err)
 	}
 	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: s.PKI, Certs: certs,
-		Passwords: join.NewNodePasswords(s.Client), Logger: s.log, MQTTAddresses: func() []string { return side.addrs }})
+		Passwords: join.NewNodePasswords(s.Client, certs), Logger: s.log, MQTTAddresses: func() []string { return side.addrs }})
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func newCluster(t testing.TB, opts ...clusterOption) *cluster {
 		t.Fatal(err)
 	}
 	c.tokens = join.NewTokenStore(c.store, api.Registry().Client(), join.TokenStoreConfig{Now: c.clock.Now, Logger: quiet()})
-	c.passwords = join.NewNodePasswords(api.Registry().Client())
+	c.passwords = join.NewNodePasswords(api.Registry().Client(), c.registry)
 	hcfg := join.HandlerConfig{Tokens: c.tokens, CA: c.pki, Certs: c.registry, Passwords: c.passwords,
 		Logger: quiet(), Now: c.clock.Now,
 		MQTTAddresses: func() []string { return []string{"mqtts://127.0.0.1:8883"} }}

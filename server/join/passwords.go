@@ -40,11 +40,17 @@ const (
 
 // NodePasswords keeps the hash of each node's password, written through
 // the registry like any Secret (admitted, watched, in snapshots).
-type NodePasswords struct{ objects *registry.Client }
+type NodePasswords struct {
+	objects *registry.Client
+	certs   *NodeCertRegistry // nil: no certificate records consulted
+}
 
-// NewNodePasswords returns the node passwords kept through objects.
-func NewNodePasswords(objects *registry.Client) *NodePasswords {
-	return &NodePasswords{objects: objects}
+// NewNodePasswords returns the node passwords kept through objects. With
+// certs, a name without a password whose node holds a certificate and
+// has registered its Node (it joined before node passwords existed, or
+// its password Secret was deleted) stays held until the Node is deleted.
+func NewNodePasswords(objects *registry.Client, certs *NodeCertRegistry) *NodePasswords {
+	return &NodePasswords{objects: objects, certs: certs}
 }
 
 // PasswordSecretName is the name of node's password Secret.
@@ -69,6 +75,9 @@ func (p *NodePasswords) Ensure(ctx context.Context, node, password string, token
 		if apierrors.IsNotFound(err) {
 			if !token.Allows(UsageJoin) {
 				return usageRefusal(token, node, false)
+			}
+			if p.certs != nil && p.certs.registered(node) {
+				return heldWithoutPassword(node)
 			}
 			_, err = p.objects.Create(ctx, newPasswordSecret(node, password, token.ID))
 			if apierrors.IsAlreadyExists(err) && attempt < 3 {
@@ -122,6 +131,14 @@ func (p *NodePasswords) mismatch(ctx context.Context, node string) error {
 			node, TokenNamespace, PasswordSecretName(node), nodejoin.NodePasswordFile, node)
 	}
 	return &nodejoin.Error{Kind: nodejoin.ErrNodePassword, Msg: msg}
+}
+
+// heldWithoutPassword refuses a name whose registered node has a
+// certificate but no password on record.
+func heldWithoutPassword(node string) error {
+	return &nodejoin.Error{Kind: nodejoin.ErrNodePassword, Msg: fmt.Sprintf(
+		"node %s holds a certificate but no node password (it joined before node passwords existed, or its password was deleted): "+
+			"delete the Node (kubectl delete node %s) to let this machine take its name", node, node)}
 }
 
 // noteToken labels sec with the token of the latest join. A lost race is

@@ -76,3 +76,12 @@ func (r *NodeCertRegistry) current(node string) bool {
 	e, ok := r.entries[node]
 	return ok && e.serial != nil
 }
+
+// registered reports whether node holds a certificate on record and its
+// Node has existed while it did.
+func (r *NodeCertRegistry) registered(node string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.entries[node]
+	return ok && e.serial != nil && e.seen
+}

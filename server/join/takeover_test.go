@@ -157,3 +157,35 @@ func TestRacingFirstJoinsOneWins(t *testing.T) {
 		t.Fatalf("%d racers got the name, want exactly 1", won)
 	}
 }
+
+// A node that joined before node passwords existed (simulated by deleting
+// its password Secret) keeps its name while it holds a certificate and
+// its Node: a join without the Node deleted first is refused.
+func TestNodeFromBeforePasswordsKeepsItsName(t *testing.T) {
+	c := newCluster(t)
+	startPasswordRevoker(t, c)
+	token := c.newToken(0)
+	c.createNode("pi-old")
+	old := mustJoin(t, c, token, "pi-old")
+	path := "/api/v1/namespaces/kube-system/secrets/" + join.PasswordSecretName("pi-old")
+	if code, body := c.call(c.adminTLS(), http.MethodDelete, path, ""); code != http.StatusOK {
+		t.Fatalf("delete password secret: %d %s", code, body)
+	}
+	_, err := impostorJoin(c, token, "pi-old")
+	if !errors.Is(err, nodejoin.ErrNodePassword) || !strings.Contains(err.Error(), "holds a certificate but no node password") {
+		t.Fatalf("join as a node without a password: got %v, want ErrNodePassword saying it holds a certificate", err)
+	}
+	if code, body := c.call(nodeTLS(t, old), http.MethodGet, "/api/v1/nodes/pi-old", ""); code != http.StatusOK {
+		t.Fatalf("the node after the refused join: got %d %s, want 200", code, body)
+	}
+	if code, body := c.call(c.adminTLS(), http.MethodDelete, "/api/v1/nodes/pi-old", ""); code != http.StatusOK {
+		t.Fatalf("delete node: %d %s", code, body)
+	}
+	eventually(t, "the deleted Node's certificate to be revoked", func() bool {
+		code, _ := c.call(nodeTLS(t, old), http.MethodGet, "/api/v1/nodes/pi-old", "")
+		return code == http.StatusUnauthorized
+	})
+	if _, err := impostorJoin(c, token, "pi-old"); err != nil {
+		t.Fatalf("join after the Node was deleted: %v", err)
+	}
+}
