@@ -12,10 +12,12 @@ import (
 )
 
 // fatalJoin are the join failures retrying cannot fix: the token is wrong,
-// gone or out of date, or the node name is refused.
+// gone, out of date or not scoped to this join, or the node name is
+// refused. (A name held by another node password is retried: an admin
+// may free it.)
 var fatalJoin = []error{
 	join.ErrCAHashMismatch, join.ErrTokenSecret, join.ErrTokenExpired, join.ErrTokenNotFound,
-	join.ErrMalformedToken, join.ErrInvalidNodeName,
+	join.ErrMalformedToken, join.ErrInvalidNodeName, join.ErrTokenUsage,
 }
 
 func isFatalJoin(err error) bool {
