@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"time"
 
 	"github.com/bramble-edge/bramble/join"
 )
 
 // fatalJoin are the join failures retrying cannot fix: the token is wrong,
-// gone or out of date, or the node name is refused.
+// gone, out of date or not scoped to this join, or the node name is
+// refused. (A name held by another node password is retried: an admin
+// may free it.)
 var fatalJoin = []error{
 	join.ErrCAHashMismatch, join.ErrTokenSecret, join.ErrTokenExpired, join.ErrTokenNotFound,
-	join.ErrMalformedToken, join.ErrInvalidNodeName,
+	join.ErrMalformedToken, join.ErrInvalidNodeName, join.ErrTokenUsage,
 }
 
 func isFatalJoin(err error) bool {
@@ -55,10 +58,14 @@ func credentials(ctx context.Context, cfg *Config) (*join.Credentials, error) {
 }
 
 func joinWithRetry(ctx context.Context, cfg *Config) (*join.Credentials, error) {
+	password, err := join.LoadOrCreateNodePassword(cfg.AgentDir())
+	if err != nil {
+		return nil, err
+	}
 	delay := time.Second
 	for {
 		creds, err := join.Join(ctx, join.JoinConfig{ServerURL: cfg.ServerURL, Token: cfg.Token,
-			NodeName: cfg.NodeName, Timeout: 15 * time.Second})
+			NodeName: cfg.NodeName, NodePassword: password, Timeout: 15 * time.Second})
 		if err == nil {
 			if err := creds.Save(cfg.AgentDir()); err != nil {
 				return nil, fmt.Errorf("save credentials: %w", err)
@@ -69,7 +76,7 @@ func joinWithRetry(ctx context.Context, cfg *Config) (*join.Credentials, error) 
 		if isFatalJoin(err) {
 			return nil, err // its message starts with "join:" and names the check
 		}
-		cfg.Logger.Warn("join failed, will retry", "server", cfg.ServerURL, "in", delay, "err", err)
+		logJoinFailure(cfg, err, delay)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("join %s: %w (last error: %v)", cfg.ServerURL, ctx.Err(), err)
@@ -77,4 +84,17 @@ func joinWithRetry(ctx context.Context, cfg *Config) (*join.Credentials, error) 
 		}
 		delay = min(2*delay, 30*time.Second)
 	}
+}
+
+// logJoinFailure says why a join is retried. A name held by another
+// node password is an error an admin must act on: the log says what
+// to do and names this machine's password file; the agent keeps trying,
+// so it joins as soon as the Node is deleted.
+func logJoinFailure(cfg *Config, err error, delay time.Duration) {
+	if errors.Is(err, join.ErrNodePassword) {
+		cfg.Logger.Error("this machine cannot join under its name; will retry", "node", cfg.NodeName, "in", delay,
+			"err", err, "passwordFile", filepath.Join(cfg.AgentDir(), join.NodePasswordFile))
+		return
+	}
+	cfg.Logger.Warn("join failed, will retry", "server", cfg.ServerURL, "in", delay, "err", err)
 }

@@ -51,3 +51,14 @@ func TestResolveNodeName(t *testing.T) {
 		t.Errorf("hostname default: got %q, %v", cfg.NodeName, err)
 	}
 }
+
+// A token not scoped to the join ends the agent; a name held by another
+// machine's node password is retried (an admin may free it).
+func TestNodePasswordAndUsageFailures(t *testing.T) {
+	if !isFatalJoin(&join.Error{Kind: join.ErrTokenUsage, Msg: "join: x"}) {
+		t.Error("ErrTokenUsage: got retried, want fatal")
+	}
+	if isFatalJoin(&join.Error{Kind: join.ErrNodePassword, Msg: "join: x"}) {
+		t.Error("ErrNodePassword: got fatal, want retried")
+	}
+}

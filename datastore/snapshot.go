@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ func (s *SQLite) Snapshot(ctx context.Context, w io.Writer) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	removeStaleSnapshotTemps(filepath.Dir(s.path), s.log)
 	tmp, err := vacuumToTemp(ctx, s.path, filepath.Dir(s.path))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.path, err)
@@ -37,12 +39,14 @@ func (s *SQLite) Snapshot(ctx context.Context, w io.Writer) error {
 // SnapshotSave writes a consistent snapshot of the datastore at dbPath to
 // outFile. It works from another process while the server is running and
 // writing: it only reads the database. outFile appears complete or not at
-// all (written beside it, fsynced, then renamed).
+// all (written beside it, fsynced, then renamed); what an earlier save
+// killed on the way left beside it is removed first.
 func SnapshotSave(ctx context.Context, dbPath, outFile string) error {
 	if _, err := os.Stat(dbPath); err != nil {
 		return fmt.Errorf("snapshot save: datastore %s: %w", dbPath, err)
 	}
 	dir := filepath.Dir(outFile)
+	removeStaleSnapshotTemps(dir, slog.Default())
 	tmp, err := vacuumToTemp(ctx, dbPath, dir)
 	if err != nil {
 		return fmt.Errorf("snapshot save %s: %w", dbPath, err)
@@ -63,7 +67,7 @@ func SnapshotSave(ctx context.Context, dbPath, outFile string) error {
 // vacuumToTemp copies the database at dbPath into a new file in dir with
 // VACUUM INTO, on a read-only connection of its own.
 func vacuumToTemp(ctx context.Context, dbPath, dir string) (string, error) {
-	f, err := os.CreateTemp(dir, ".bramble-snapshot-*.db")
+	f, err := os.CreateTemp(dir, snapshotTempPattern())
 	if err != nil {
 		return "", err
 	}

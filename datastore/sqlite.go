@@ -101,6 +101,7 @@ func OpenSQLite(ctx context.Context, path string, cfg SQLiteConfig) (*SQLite, er
 	if err := prepareDBFile(abs); err != nil {
 		return nil, fmt.Errorf("open datastore %s: %w", abs, err)
 	}
+	removeStaleSnapshotTemps(filepath.Dir(abs), cfg.Logger)
 	s := &SQLite{path: abs, cfg: cfg, log: cfg.Logger,
 		bc:   newBroadcaster(cfg.WatchBuffer),
 		reqs: make(chan *writeReq, 4*cfg.MaxBatch),

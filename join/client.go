@@ -29,6 +29,11 @@ type JoinConfig struct {
 	NodeName  string
 	// Key is the node's private key; nil makes a new ECDSA P-256 key.
 	Key crypto.Signer
+	// NodePassword proves the node is the one that first joined under
+	// NodeName (LoadOrCreateNodePassword); empty draws a new one, which
+	// only a first join under the name accepts. It ends up in the
+	// Credentials.
+	NodePassword string
 	// Timeout bounds each of the two requests; default 30s.
 	Timeout time.Duration
 }
@@ -70,12 +75,18 @@ func Join(ctx context.Context, cfg JoinConfig) (*Credentials, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := Request{TokenID: tok.ID, Secret: tok.Secret, NodeName: cfg.NodeName, CSR: string(csrPEM)}
+	req := Request{TokenID: tok.ID, Secret: tok.Secret, NodeName: cfg.NodeName, CSR: string(csrPEM),
+		NodePassword: cfg.NodePassword}
 	resp, err := postJoin(ctx, base, ca, req, cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
-	return credentialsFrom(resp, ca, base, cfg.NodeName, key)
+	creds, err := credentialsFrom(resp, ca, base, cfg.NodeName, key)
+	if err != nil {
+		return nil, err
+	}
+	creds.NodePassword = cfg.NodePassword
+	return creds, nil
 }
 
 func checkConfig(cfg *JoinConfig) (Token, *url.URL, error) {
@@ -88,6 +99,13 @@ func checkConfig(cfg *JoinConfig) (Token, *url.URL, error) {
 	}
 	if err := ValidateNodeName(cfg.NodeName); err != nil {
 		return Token{}, nil, joinError(ErrInvalidNodeName, "%v", err)
+	}
+	if cfg.NodePassword == "" {
+		if cfg.NodePassword, err = NewNodePassword(); err != nil {
+			return Token{}, nil, joinError(ErrRejected, "%v", err)
+		}
+	} else if err := CheckNodePassword(cfg.NodePassword); err != nil {
+		return Token{}, nil, joinError(ErrRejected, "node password: %v", err)
 	}
 	base, err := url.Parse(strings.TrimRight(cfg.ServerURL, "/"))
 	if err != nil || base.Scheme != "https" || base.Host == "" || base.RawQuery != "" {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bramble-edge/bramble/durable"
 )
@@ -30,6 +31,9 @@ type Credentials struct {
 	CertPEM       []byte
 	KeyPEM        []byte
 	MQTTAddresses []string
+	// NodePassword is the password the node joined with
+	// (NodePasswordFile); empty when the directory has none.
+	NodePassword string
 }
 
 // joinInfo is the content of InfoFile.
@@ -37,6 +41,13 @@ type joinInfo struct {
 	ServerURL     string   `json:"serverURL"`
 	NodeName      string   `json:"nodeName"`
 	MQTTAddresses []string `json:"mqttAddresses"`
+}
+
+// credFile is one file Save writes.
+type credFile struct {
+	name string
+	data []byte
+	mode os.FileMode
 }
 
 // Save writes the credentials into dir (made 0700 if missing), each file
@@ -52,15 +63,14 @@ func (c *Credentials) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("save credentials: %w", err)
 	}
-	files := []struct {
-		name string
-		data []byte
-		mode os.FileMode
-	}{
+	files := []credFile{
 		{KeyFile, c.KeyPEM, 0o600},
 		{CertFile, c.CertPEM, 0o644},
 		{CAFile, c.CACertPEM, 0o644},
 		{InfoFile, append(info, '\n'), 0o644},
+	}
+	if c.NodePassword != "" {
+		files = append([]credFile{{NodePasswordFile, []byte(c.NodePassword + "\n"), 0o600}}, files...)
 	}
 	for _, f := range files {
 		if err := durable.WriteFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
@@ -101,6 +111,9 @@ func LoadCredentials(dir string) (*Credentials, error) {
 		return nil, fmt.Errorf("load node credentials: %s: %w", filepath.Join(dir, InfoFile), err)
 	}
 	c.ServerURL, c.NodeName, c.MQTTAddresses = info.ServerURL, info.NodeName, info.MQTTAddresses
+	if pw, err := os.ReadFile(filepath.Join(dir, NodePasswordFile)); err == nil {
+		c.NodePassword = strings.TrimSpace(string(pw))
+	}
 	if _, err := c.TLSConfig(); err != nil {
 		return nil, fmt.Errorf("load node credentials from %s: %w", dir, err)
 	}

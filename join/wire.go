@@ -31,6 +31,9 @@ type Request struct {
 	// CSR is a PEM "CERTIFICATE REQUEST" signed by the node's key; the
 	// server ignores its subject and names the certificate after NodeName.
 	CSR string `json:"csr"`
+	// NodePassword is the node's own secret (NodePasswordFile): the first
+	// join under NodeName stores its hash, later joins must present it.
+	NodePassword string `json:"nodePassword"`
 }
 
 // Response is the answer to a successful join.
@@ -59,6 +62,8 @@ const (
 	ReasonTokenExpired    = "JoinTokenExpired"        // 401
 	ReasonTokenNotFound   = "JoinTokenNotFound"       // 401
 	ReasonInvalidNodeName = "InvalidNodeName"         // 422
+	ReasonNodePassword    = "NodePasswordMismatch"    // 403
+	ReasonTokenUsage      = "JoinTokenUsage"          // 403
 	ReasonBadRequest      = "BadRequest"              // 400, 405, 413, 415
 	ReasonTooManyRequests = "TooManyRequests"         // 429
 	ReasonInternal        = "InternalError"           // 500
@@ -72,6 +77,11 @@ var (
 	ErrTokenNotFound   = errors.New("join token not found")
 	ErrInvalidNodeName = errors.New("invalid node name")
 	ErrRateLimited     = errors.New("too many failed join attempts")
+	// ErrNodePassword: the name belongs to a node that joined with another
+	// node password.
+	ErrNodePassword = errors.New("node password does not match")
+	// ErrTokenUsage: the token may not be used to join nodes.
+	ErrTokenUsage = errors.New("join token not usable for joining")
 	// ErrRejected is any other refusal by the server (bad request, server
 	// error, an answer that does not check out).
 	ErrRejected = errors.New("join rejected")
@@ -84,6 +94,8 @@ var reasonErrors = map[string]error{
 	ReasonTokenNotFound:   ErrTokenNotFound,
 	ReasonInvalidNodeName: ErrInvalidNodeName,
 	ReasonTooManyRequests: ErrRateLimited,
+	ReasonNodePassword:    ErrNodePassword,
+	ReasonTokenUsage:      ErrTokenUsage,
 }
 
 // Error is a join failure: its message is for people, Unwrap gives the

@@ -69,7 +69,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, err
 	}
 	s.bootstrapObjects(bg)
-	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log})
+	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log}).WithPasswords(join.NewNodePasswords(s.Client, certs))
 	if err := revoker.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate revocation: %w", err)
 	}
@@ -164,7 +164,8 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	if s.Token, err = join.EnsureDefaultToken(bg, tokens, s.PKI, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("default join token: %w", err)
 	}
-	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: s.PKI, Certs: certs, Logger: s.log,
+	jh, err := join.Handler(join.HandlerConfig{Tokens: tokens, CA: s.PKI, Certs: certs,
+		Passwords: join.NewNodePasswords(s.Client, certs), Logger: s.log,
 		MQTTAddresses: func() []string { return side.addrs }, CertValidity: cfg.NodeCertValidity})
 	if err != nil {
 		return nil, err

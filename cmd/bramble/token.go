@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,6 +20,7 @@ func newTokenCommand() *cobra.Command {
 
 	var ttl time.Duration
 	var description string
+	var usages []string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a join token and print it (K10<CA hash>::<id>.<secret>)",
@@ -30,11 +32,14 @@ func newTokenCommand() *cobra.Command {
 			if err := join.ValidateDescription(description); err != nil {
 				return fmt.Errorf("--description: %w", err)
 			}
+			if err := join.ValidateUsages(usages); err != nil {
+				return fmt.Errorf("--%w", err)
+			}
 			c, err := client()
 			if err != nil {
 				return err
 			}
-			token, err := c.CreateToken(cmd.Context(), ttl, description)
+			token, err := c.CreateToken(cmd.Context(), ttl, description, usages...)
 			if err != nil {
 				return err
 			}
@@ -44,6 +49,8 @@ func newTokenCommand() *cobra.Command {
 	}
 	create.Flags().DurationVar(&ttl, "ttl", 24*time.Hour, "how long the token may be used; 0 means forever")
 	create.Flags().StringVar(&description, "description", "", "a note shown by token list")
+	create.Flags().StringSliceVar(&usages, "usages", join.DefaultUsages,
+		"what the token may do: join (a new node takes a free name), rejoin (a node that joined before, proving it with its node password, joins again)")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -59,13 +66,14 @@ func newTokenCommand() *cobra.Command {
 				return err
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tEXPIRES\tCREATED\tDESCRIPTION")
+			fmt.Fprintln(w, "ID\tEXPIRES\tCREATED\tUSAGES\tNODES\tDESCRIPTION")
 			for _, t := range tokens {
 				expires := "never"
 				if !t.Expires.IsZero() {
 					expires = t.Expires.Format(time.RFC3339)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.ID, expires, t.Created.Format(time.RFC3339), t.Description)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, expires, t.Created.Format(time.RFC3339),
+					strings.Join(t.Usages, ","), orNone(t.Nodes), t.Description)
 			}
 			return w.Flush()
 		},
@@ -88,4 +96,12 @@ func newTokenCommand() *cobra.Command {
 	}
 	cmd.AddCommand(create, list, del)
 	return cmd
+}
+
+// orNone joins names with commas, or says <none>.
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "<none>"
+	}
+	return strings.Join(names, ",")
 }

@@ -109,6 +109,7 @@ func (c *cluster) buildHandler() {
 		c.t.Fatal(err)
 	}
 	jh, err := join.Handler(join.HandlerConfig{Tokens: c.tokens, CA: c.pki, Certs: c.registry, Logger: quiet(),
+		Passwords:     join.NewNodePasswords(api.Registry().Client(), c.registry),
 		MQTTAddresses: func() []string { return []string{c.broker} }})
 	if err != nil {
 		c.t.Fatal(err)

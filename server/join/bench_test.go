@@ -43,3 +43,15 @@ func BenchmarkJoin(b *testing.B) {
 		mustJoin(b, c, token, fmt.Sprintf("node-%d", i))
 	}
 }
+
+// BenchmarkRejoin measures a join under a name that already joined: the
+// node password is read and compared instead of stored.
+func BenchmarkRejoin(b *testing.B) {
+	c := newCluster(b)
+	token := c.newToken(0)
+	mustJoin(b, c, token, "node-0")
+	b.ResetTimer()
+	for range b.N {
+		mustJoin(b, c, token, "node-0")
+	}
+}

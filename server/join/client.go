@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,10 +54,11 @@ const tokenSecretsPath = "/api/v1/namespaces/" + TokenNamespace + "/secrets"
 
 // CreateToken stores a new join token and returns it in full
 // (K10<CA hash>::<id>.<secret>); it is not shown again. ttl 0 means it
-// never expires; the expiry is counted from this machine's clock.
-func (c *TokenClient) CreateToken(ctx context.Context, ttl time.Duration, description string) (string, error) {
+// never expires; the expiry is counted from this machine's clock. No
+// usages means DefaultUsages.
+func (c *TokenClient) CreateToken(ctx context.Context, ttl time.Duration, description string, usages ...string) (string, error) {
 	for attempt := 1; ; attempt++ {
-		secret, tok, err := NewTokenSecret(c.caHash, ttl, description, time.Now())
+		secret, tok, err := NewTokenSecret(c.caHash, ttl, description, time.Now(), usages...)
 		if err != nil {
 			return "", err
 		}
@@ -74,21 +77,48 @@ func (c *TokenClient) CreateToken(ctx context.Context, ttl time.Duration, descri
 	}
 }
 
-// ListTokens returns every join token, oldest first. Malformed token
-// Secrets are skipped.
+// ListTokens returns every join token, oldest first, with the nodes whose
+// latest join used it. Malformed token Secrets are skipped.
 func (c *TokenClient) ListTokens(ctx context.Context) ([]TokenInfo, error) {
 	var list corev1.SecretList
 	q := url.Values{"labelSelector": {TokenLabel}}
 	if err := c.api.Do(ctx, http.MethodGet, tokenSecretsPath+"?"+q.Encode(), nil, &list); err != nil {
 		return nil, fmt.Errorf("list join tokens: %w", err)
 	}
+	joined, err := c.joinedNodes(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []TokenInfo
 	for i := range list.Items {
 		if t, err := TokenFromSecret(&list.Items[i]); err == nil {
+			t.Nodes = joined[t.ID]
 			out = append(out, *t)
 		}
 	}
 	sortTokens(out)
+	return out, nil
+}
+
+// joinedNodes maps token ids to the nodes whose latest join used them,
+// read from the node password Secrets' labels.
+func (c *TokenClient) joinedNodes(ctx context.Context) (map[string][]string, error) {
+	var list corev1.SecretList
+	q := url.Values{"labelSelector": {JoinedWithLabel}}
+	if err := c.api.Do(ctx, http.MethodGet, tokenSecretsPath+"?"+q.Encode(), nil, &list); err != nil {
+		return nil, fmt.Errorf("list node passwords: %w", err)
+	}
+	out := map[string][]string{}
+	for _, s := range list.Items {
+		node, ok := strings.CutSuffix(s.Name, PasswordSecretSuffix)
+		if ok && s.Type == PasswordSecretType {
+			id := s.Labels[JoinedWithLabel]
+			out[id] = append(out[id], node)
+		}
+	}
+	for _, nodes := range out {
+		slices.Sort(nodes)
+	}
 	return out, nil
 }
 

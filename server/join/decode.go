@@ -64,6 +64,16 @@ func checkRequestFields(req *nodejoin.Request) error {
 	if err := nodejoin.ValidateNodeName(req.NodeName); err != nil {
 		return err
 	}
+	if len(req.NodeName) > MaxNodeNameLen {
+		return &nodejoin.Error{Kind: nodejoin.ErrInvalidNodeName,
+			Msg: fmt.Sprintf("node name: %d characters, at most %d allowed", len(req.NodeName), MaxNodeNameLen)}
+	}
+	if req.NodePassword == "" {
+		return badRequest("nodePassword: required (an agent older than node passwords cannot join; upgrade it)")
+	}
+	if err := nodejoin.CheckNodePassword(req.NodePassword); err != nil {
+		return badRequest("nodePassword: %v", err)
+	}
 	return nil
 }
 

@@ -42,7 +42,8 @@ func TestDecodeJoinRequest(t *testing.T) {
 	_, ed, _ := ed25519.GenerateKey(rand.Reader)
 	rsa1024, _ := rsa.GenerateKey(rand.Reader, 1024)
 	secret := strings.Repeat("s", nodejoin.SecretLen)
-	good := nodejoin.Request{TokenID: "abc123", Secret: secret, NodeName: "pi-1", CSR: csrPEM(t, ec)}
+	good := nodejoin.Request{TokenID: "abc123", Secret: secret, NodeName: "pi-1", CSR: csrPEM(t, ec),
+		NodePassword: strings.Repeat("p", nodejoin.MinNodePasswordLen)}
 	with := func(f func(*nodejoin.Request)) string {
 		r := good
 		f(&r)
@@ -68,6 +69,10 @@ func TestDecodeJoinRequest(t *testing.T) {
 		{"bad secret", with(func(r *nodejoin.Request) { r.Secret = "short" }), nodejoin.ErrRejected, "secret: want 32 lowercase letters or digits"},
 		{"no node", with(func(r *nodejoin.Request) { r.NodeName = "" }), nodejoin.ErrInvalidNodeName, "nodeName: required"},
 		{"bad node", with(func(r *nodejoin.Request) { r.NodeName = "pi 1" }), nodejoin.ErrInvalidNodeName, `node name "pi 1"`},
+		{"no node password", with(func(r *nodejoin.Request) { r.NodePassword = "" }), nodejoin.ErrRejected, "nodePassword: required"},
+		{"short node password", with(func(r *nodejoin.Request) { r.NodePassword = "abc" }), nodejoin.ErrRejected, "nodePassword: 3 characters"},
+		{"node password with space", with(func(r *nodejoin.Request) { r.NodePassword = strings.Repeat("p ", 20) }), nodejoin.ErrRejected, "nodePassword: character 2"},
+		{"node name too long for its password", with(func(r *nodejoin.Request) { r.NodeName = strings.Repeat("a", 240) }), nodejoin.ErrInvalidNodeName, "at most 231"},
 		{"no csr", with(func(r *nodejoin.Request) { r.CSR = "" }), nodejoin.ErrRejected, "csr: required"},
 		{"csr not PEM", with(func(r *nodejoin.Request) { r.CSR = "hello" }), nodejoin.ErrRejected, "csr: certificate request: no PEM block"},
 		{"P-224 key", with(func(r *nodejoin.Request) { r.CSR = csrPEM(t, ec224) }), nodejoin.ErrRejected, "csr: ECDSA curve P-224"},
@@ -91,7 +96,8 @@ func TestDecodeJoinRequest(t *testing.T) {
 
 func FuzzDecodeJoinRequest(f *testing.F) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	good := nodejoin.Request{TokenID: "abc123", Secret: strings.Repeat("s", nodejoin.SecretLen), NodeName: "pi-1", CSR: csrPEM(f, key)}
+	good := nodejoin.Request{TokenID: "abc123", Secret: strings.Repeat("s", nodejoin.SecretLen), NodeName: "pi-1", CSR: csrPEM(f, key),
+		NodePassword: strings.Repeat("p", nodejoin.MinNodePasswordLen)}
 	f.Add([]byte(requestJSON(f, good)))
 	f.Add([]byte(`{"tokenID":"abc123","secret":"x","nodeName":"Pi","csr":""}`))
 	f.Add([]byte(`{"tokenID":"abc123","tokenID":"x"}`))
@@ -107,7 +113,8 @@ func FuzzDecodeJoinRequest(f *testing.F) {
 			return
 		}
 		if nodejoin.CheckID(req.TokenID) != nil || nodejoin.CheckSecret(req.Secret) != nil ||
-			nodejoin.ValidateNodeName(req.NodeName) != nil || csr == nil || csr.CheckSignature() != nil {
+			nodejoin.ValidateNodeName(req.NodeName) != nil || nodejoin.CheckNodePassword(req.NodePassword) != nil ||
+			csr == nil || csr.CheckSignature() != nil {
 			t.Fatalf("accepted a request that does not check out: %+v", req)
 		}
 	})

@@ -37,9 +37,11 @@ type cluster struct {
 	clock    *clocktest.Fake
 	tokens   *join.TokenStore
 	registry *join.NodeCertRegistry
-	authn    auth.Authenticator
-	srv      *httptest.Server
-	kubecfg  string // admin kubeconfig
+	// passwords is what the join endpoint checks node passwords with.
+	passwords *join.NodePasswords
+	authn     auth.Authenticator
+	srv       *httptest.Server
+	kubecfg   string // admin kubeconfig
 
 	mu       sync.Mutex
 	requests []string // "METHOD /path" of every request, in order
@@ -72,7 +74,9 @@ func newCluster(t testing.TB, opts ...clusterOption) *cluster {
 		t.Fatal(err)
 	}
 	c.tokens = join.NewTokenStore(c.store, api.Registry().Client(), join.TokenStoreConfig{Now: c.clock.Now, Logger: quiet()})
-	hcfg := join.HandlerConfig{Tokens: c.tokens, CA: c.pki, Certs: c.registry, Logger: quiet(), Now: c.clock.Now,
+	c.passwords = join.NewNodePasswords(api.Registry().Client(), c.registry)
+	hcfg := join.HandlerConfig{Tokens: c.tokens, CA: c.pki, Certs: c.registry, Passwords: c.passwords,
+		Logger: quiet(), Now: c.clock.Now,
 		MQTTAddresses: func() []string { return []string{"mqtts://127.0.0.1:8883"} }}
 	for _, o := range opts {
 		o(&hcfg)

@@ -12,9 +12,10 @@ import (
 	nodejoin "github.com/bramble-edge/bramble/join"
 )
 
-// TokenVerifier checks a presented join token (*TokenStore is one).
+// TokenVerifier checks a presented join token and returns it (*TokenStore
+// is one).
 type TokenVerifier interface {
-	Verify(ctx context.Context, id, secret string) error
+	Check(ctx context.Context, id, secret string) (*TokenInfo, error)
 }
 
 // CertSigner is the cluster CA as the join endpoint uses it (*pki.PKI).
@@ -29,12 +30,20 @@ type CertRecorder interface {
 	Record(ctx context.Context, node string, cert *x509.Certificate) error
 }
 
-// HandlerConfig holds what the join endpoints need. Tokens, CA and Certs
-// are required; zero values of the rest get defaults.
+// PasswordChecker lets a node join under its name only with the password
+// it first joined with, and only as far as the token's usages allow
+// (*NodePasswords).
+type PasswordChecker interface {
+	Ensure(ctx context.Context, node, password string, token *TokenInfo) error
+}
+
+// HandlerConfig holds what the join endpoints need. Tokens, CA, Certs and
+// Passwords are required; zero values of the rest get defaults.
 type HandlerConfig struct {
-	Tokens TokenVerifier
-	CA     CertSigner
-	Certs  CertRecorder
+	Tokens    TokenVerifier
+	CA        CertSigner
+	Certs     CertRecorder
+	Passwords PasswordChecker
 	// MQTTAddresses returns the broker URLs to give joining nodes; nil
 	// gives none (no broker yet).
 	MQTTAddresses func() []string
@@ -52,8 +61,8 @@ type HandlerConfig struct {
 }
 
 func (c *HandlerConfig) setDefaults() error {
-	if c.Tokens == nil || c.CA == nil || c.Certs == nil {
-		return errors.New("join handler: Tokens, CA and Certs are required")
+	if c.Tokens == nil || c.CA == nil || c.Certs == nil || c.Passwords == nil {
+		return errors.New("join handler: Tokens, CA, Certs and Passwords are required")
 	}
 	if c.MQTTAddresses == nil {
 		c.MQTTAddresses = func() []string { return nil }
@@ -136,6 +145,10 @@ func failure(err error) (int, string, string) {
 		return http.StatusUnauthorized, nodejoin.ReasonTokenExpired, je.Msg
 	case nodejoin.ErrTokenNotFound:
 		return http.StatusUnauthorized, nodejoin.ReasonTokenNotFound, je.Msg
+	case nodejoin.ErrNodePassword:
+		return http.StatusForbidden, nodejoin.ReasonNodePassword, je.Msg
+	case nodejoin.ErrTokenUsage:
+		return http.StatusForbidden, nodejoin.ReasonTokenUsage, je.Msg
 	case nodejoin.ErrInvalidNodeName:
 		return http.StatusUnprocessableEntity, nodejoin.ReasonInvalidNodeName, je.Msg
 	case nodejoin.ErrRejected:

@@ -19,8 +19,13 @@ import (
 
 func joinNode(t testing.TB, c *cluster, token, node string) (*nodejoin.Credentials, error) {
 	t.Helper()
-	return nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: c.srv.URL, Token: token, NodeName: node})
+	return nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: c.srv.URL, Token: token, NodeName: node,
+		NodePassword: machinePassword(node)})
 }
+
+// machinePassword is the node password of the test's machine that joins
+// as node: joining again under that name is that machine re-joining.
+func machinePassword(node string) string { return "pw-" + node + "-" + strings.Repeat("m", 32) }
 
 func mustJoin(t testing.TB, c *cluster, token, node string) *nodejoin.Credentials {
 	t.Helper()

@@ -17,10 +17,11 @@ import (
 // records: a certificate whose Node was seen and is gone, deleted while no
 // server watched, is revoked then.
 type NodeRevoker struct {
-	certs *NodeCertRegistry
-	log   *slog.Logger
-	f     *listwatch.Follower
-	cfg   listwatch.Config
+	certs     *NodeCertRegistry
+	passwords PasswordForgetter // nil: passwords are not followed
+	log       *slog.Logger
+	f         *listwatch.Follower
+	cfg       listwatch.Config
 }
 
 // NewNodeRevoker makes a revoker of certs' certificates; Start runs it.
@@ -50,16 +51,23 @@ func (h revokeHandler) OnReplace(ctx context.Context, l *listwatch.List) error {
 	if err := l.Each(func(kv *datastore.KeyValue) { live[strings.TrimPrefix(kv.Key, nodes.Prefix(""))] = true }); err != nil {
 		return err
 	}
-	return h.v.certs.reconcile(ctx, live, l.Revision())
+	if err := h.v.certs.reconcile(ctx, live, l.Revision()); err != nil {
+		return err
+	}
+	return h.v.forgetOrphans(ctx, live)
 }
 
-// OnEvent revokes a deleted Node's certificate, and notes on a live
+// OnEvent revokes a deleted Node's certificate and forgets its password,
+// and notes on a live
 // Node's record that its Node exists.
 func (h revokeHandler) OnEvent(ctx context.Context, ev *datastore.Event) {
 	node := strings.TrimPrefix(ev.KV.Key, nodes.Prefix(""))
 	switch {
 	case ev.Type == datastore.EventDelete:
 		h.v.retry(ctx, "revoke node certificate", node, func() error { return h.v.certs.Revoke(ctx, node) })
+		if h.v.passwords != nil {
+			h.v.retry(ctx, "forget node password", node, func() error { return h.v.passwords.Forget(ctx, node) })
+		}
 	case h.v.certs.needsSeen(node):
 		h.v.retry(ctx, "note the node's Node on its certificate record", node, func() error { return h.v.certs.markSeen(ctx, node) })
 	}

@@ -70,14 +70,19 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, addr string) ([]
 	return body, true
 }
 
-// join checks the request and the token, signs the node certificate and
-// records it.
+// join checks the request, the token and the node password (a name once
+// joined is refused to anyone without its password, before anything is
+// signed), signs the node certificate and records it.
 func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error) {
 	req, csr, err := DecodeJoinRequest(body)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Tokens.Verify(r.Context(), req.TokenID, req.Secret); err != nil {
+	tok, err := h.cfg.Tokens.Check(r.Context(), req.TokenID, req.Secret)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.cfg.Passwords.Ensure(r.Context(), req.NodeName, req.NodePassword, tok); err != nil {
 		return nil, err
 	}
 	certPEM, err := h.cfg.CA.SignClientCert(csr, nodejoin.NodeUserPrefix+req.NodeName,
@@ -101,11 +106,11 @@ func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error)
 	return &nodejoin.Response{Certificate: string(certPEM), CA: string(h.cfg.CA.CACertPEM()), MQTTAddresses: addrs}, nil
 }
 
-// isTokenFailure reports whether err is a refused token, the failures the
-// limiter counts.
+// isTokenFailure reports whether err is a refused token or node password,
+// the failures the limiter counts.
 func isTokenFailure(err error) bool {
 	return errors.Is(err, nodejoin.ErrTokenSecret) || errors.Is(err, nodejoin.ErrTokenExpired) ||
-		errors.Is(err, nodejoin.ErrTokenNotFound)
+		errors.Is(err, nodejoin.ErrTokenNotFound) || errors.Is(err, nodejoin.ErrNodePassword)
 }
 
 // sourceAddr is the client's IP address (forwarding headers are not

@@ -94,18 +94,24 @@ func (s *TokenStore) Get(ctx context.Context, id string) (*TokenInfo, error) {
 // ErrTokenNotFound, ErrTokenSecret or ErrTokenExpired, or a plain error when
 // the datastore fails.
 func (s *TokenStore) Verify(ctx context.Context, id, secret string) error {
+	_, err := s.Check(ctx, id, secret)
+	return err
+}
+
+// Check is Verify returning the token, whose usages the join checks.
+func (s *TokenStore) Check(ctx context.Context, id, secret string) (*TokenInfo, error) {
 	t, err := s.Get(ctx, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if subtle.ConstantTimeCompare([]byte(hashSecret(secret)), []byte(t.SecretHash)) != 1 {
-		return &nodejoin.Error{Kind: nodejoin.ErrTokenSecret, Msg: fmt.Sprintf("token %s: secret does not match", id)}
+		return nil, &nodejoin.Error{Kind: nodejoin.ErrTokenSecret, Msg: fmt.Sprintf("token %s: secret does not match", id)}
 	}
 	if t.Expired(s.now()) {
-		return &nodejoin.Error{Kind: nodejoin.ErrTokenExpired,
+		return nil, &nodejoin.Error{Kind: nodejoin.ErrTokenExpired,
 			Msg: fmt.Sprintf("token %s expired at %s", id, t.Expires.UTC().Format(time.RFC3339))}
 	}
-	return nil
+	return t, nil
 }
 
 func notFound(id string) error {

@@ -1,7 +1,9 @@
 // Package join is the server side of nodes joining the cluster: join tokens
-// stored as Secrets, the default token file, the /cacerts and
-// /v1-bramble/join endpoints, the registry of issued node certificates that
-// makes revocation immediate, and the admin client behind `bramble token`.
+// stored as Secrets and scoped by usages, node passwords that keep a name
+// to the machine that first joined under it, the default token file, the
+// /cacerts and /v1-bramble/join endpoints, the registry of issued node
+// certificates that makes revocation immediate, and the admin client
+// behind `bramble token`.
 // The node side (token format, the exchange) is package
 // github.com/bramble-edge/bramble/join; docs/JOIN.md tells the whole story.
 package join
@@ -51,6 +53,11 @@ type TokenInfo struct {
 	Expires    time.Time
 	Created    time.Time
 	SecretHash string // sha256 of the secret, lowercase hex
+	// Usages are what the token may be used for (UsageJoin, UsageRejoin).
+	Usages []string
+	// Nodes are the nodes whose latest join used this token, sorted; only
+	// TokenClient.ListTokens fills it in.
+	Nodes []string
 }
 
 // Expired reports whether the token has expired at now.
@@ -81,9 +88,16 @@ func hashSecret(secret string) string {
 
 // NewTokenSecret draws a fresh token for the CA with hash caHash and builds
 // the Secret that stores it. ttl 0 means the token never expires; now is
-// the creation time the expiry counts from. The returned token (with its
-// secret) is shown to the person once.
-func NewTokenSecret(caHash string, ttl time.Duration, description string, now time.Time) (*corev1.Secret, nodejoin.Token, error) {
+// the creation time the expiry counts from; no usages means
+// DefaultUsages. The returned token (with its secret) is shown to the
+// person once.
+func NewTokenSecret(caHash string, ttl time.Duration, description string, now time.Time, usages ...string) (*corev1.Secret, nodejoin.Token, error) {
+	if len(usages) == 0 {
+		usages = DefaultUsages
+	}
+	if err := ValidateUsages(usages); err != nil {
+		return nil, nodejoin.Token{}, err
+	}
 	if ttl < 0 {
 		return nil, nodejoin.Token{}, fmt.Errorf("ttl %s: must not be negative (0 means never expires)", ttl)
 	}
@@ -111,6 +125,7 @@ func NewTokenSecret(caHash string, ttl time.Duration, description string, now ti
 			keySecretHash:  []byte(hashSecret(tok.Secret)),
 			keyDescription: []byte(description),
 			keyExpires:     []byte(expires),
+			keyUsages:      []byte(strings.Join(usages, ",")),
 		},
 	}
 	return s, tok, nil
@@ -137,6 +152,11 @@ func TokenFromSecret(s *corev1.Secret) (*TokenInfo, error) {
 	if b, err := hex.DecodeString(t.SecretHash); err != nil || len(b) != sha256.Size {
 		return nil, fmt.Errorf("secret %s: %s is not a sha256 in hex", where, keySecretHash)
 	}
+	usages, err := parseUsages(string(s.Data[keyUsages]))
+	if err != nil {
+		return nil, fmt.Errorf("secret %s: %w", where, err)
+	}
+	t.Usages = usages
 	if exp := string(s.Data[keyExpires]); exp != "" {
 		at, err := time.Parse(time.RFC3339, exp)
 		if err != nil {

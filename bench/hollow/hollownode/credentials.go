@@ -19,7 +19,11 @@ func (f *Fleet) credentials(ctx context.Context, name string) (*join.Credentials
 	if c, err := join.LoadCredentials(dir); err == nil && f.reusable(ctx, c) {
 		return c, nil
 	}
-	c, err := join.Join(ctx, join.JoinConfig{ServerURL: f.cfg.Server, Token: f.cfg.Token, NodeName: name})
+	password, err := join.LoadOrCreateNodePassword(dir)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", name, err)
+	}
+	c, err := join.Join(ctx, join.JoinConfig{ServerURL: f.cfg.Server, Token: f.cfg.Token, NodeName: name, NodePassword: password})
 	if err != nil {
 		return nil, fmt.Errorf("join %s: %w", name, err)
 	}
