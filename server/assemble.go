@@ -173,7 +173,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	}
 	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle("/", s.API)
-	return mux, nil
+	return s.withAudit(cfg.Audit, mux)
 }
 
 // bootstrapObjects makes, in the background, the objects every cluster

@@ -73,6 +73,11 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.DurationVar(&cfg.ManifestsInterval, "manifests-interval", manifests.DefaultInterval, "how often <data-dir>/server/manifests is read for changes")
 	f.BoolVar(&cfg.LeaderElect, "leader-elect", false, "run the scheduler and the controllers only while holding the kube-system/bramble-server Lease (servers sharing one datastore)")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&cfg.Audit.Path, "audit-log-path", "", "write the audit log (audit.k8s.io/v1 Event JSON lines) to this file; - is standard output (docs/AUDIT.md)")
+	f.StringVar(&cfg.Audit.PolicyFile, "audit-policy-file", "", "audit.k8s.io/v1 Policy saying what to log at which level (default: Metadata for every request)")
+	f.IntVar(&cfg.Audit.MaxAgeDays, "audit-log-maxage", 0, "days to keep rotated audit log files (0: no limit)")
+	f.IntVar(&cfg.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files to keep (0: no limit)")
+	f.IntVar(&cfg.Audit.MaxSizeMB, "audit-log-maxsize", 100, "megabytes an audit log file may reach before it is rotated")
 }
 
 // runServer runs the server and, unless --disable-agent, an agent for this

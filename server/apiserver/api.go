@@ -16,6 +16,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/server/audit"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/registry"
 )
@@ -139,7 +140,9 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, authError(err, auth.ErrUnauthenticated, unauthorized))
 		return
 	}
+	audit.SetUser(r.Context(), user.Name, user.Groups)
 	if r.URL.Path == accessReviewPath {
+		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)
 		return
 	}
@@ -148,6 +151,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	noteAudit(r.Context(), ri)
 	ri.user = user
 	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {

@@ -77,6 +77,7 @@ func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error)
 	if err != nil {
 		return nil, err
 	}
+	noteAudit(r.Context(), req)
 	if err := h.cfg.Tokens.Verify(r.Context(), req.TokenID, req.Secret); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,58 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/bramble-edge/bramble/server/audit"
+)
+
+// AuditConfig is the audit log's part of Config (docs/AUDIT.md).
+type AuditConfig struct {
+	Path       string // --audit-log-path: empty is no audit log, "-" standard output
+	PolicyFile string // --audit-policy-file: empty is audit.DefaultPolicy (Metadata for all)
+	MaxAgeDays int    // --audit-log-maxage
+	MaxBackups int    // --audit-log-maxbackup
+	MaxSizeMB  int    // --audit-log-maxsize (0: 100)
+}
+
+func (c *AuditConfig) validate() error {
+	if c.Path == "" && c.PolicyFile != "" {
+		return fmt.Errorf("--audit-policy-file %s: needs --audit-log-path", c.PolicyFile)
+	}
+	for flag, v := range map[string]int{"--audit-log-maxage": c.MaxAgeDays,
+		"--audit-log-maxbackup": c.MaxBackups, "--audit-log-maxsize": c.MaxSizeMB} {
+		if v < 0 {
+			return fmt.Errorf("%s %d: must not be negative", flag, v)
+		}
+	}
+	return nil
+}
+
+// withAudit wraps h (the API and the join endpoints) in the audit log
+// when --audit-log-path is set; the file is closed after the listener
+// stops.
+func (s *Server) withAudit(cfg AuditConfig, h http.Handler) (http.Handler, error) {
+	if cfg.Path == "" {
+		return h, nil
+	}
+	policy := audit.DefaultPolicy()
+	if cfg.PolicyFile != "" {
+		var err error
+		if policy, err = audit.LoadPolicy(cfg.PolicyFile); err != nil {
+			return nil, err
+		}
+	}
+	f, err := audit.OpenFile(audit.FileConfig{Path: cfg.Path, MaxSizeMB: cfg.MaxSizeMB,
+		MaxBackups: cfg.MaxBackups, MaxAgeDays: cfg.MaxAgeDays, Log: s.log})
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, func() {
+		if err := f.Close(); err != nil {
+			s.log.Error("audit log: close", "err", err)
+		}
+	})
+	s.log.Info("audit log", "path", cfg.Path, "policy", cfg.PolicyFile)
+	return audit.NewLogger(policy, f, s.log, nil).Handler(h), nil
+}
