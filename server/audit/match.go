@@ -90,7 +90,7 @@ func (r *Rule) matchesPath(path string) bool {
 
 // matchesResource follows upstream: "pods" is the pods themselves (not
 // pods/log), "*" every resource with its subresources, "*/log" that
-// subresource of any resource, "pods/*" pods with any subresource.
+// subresource of any resource, "pods/*" pods and all their subresources.
 func (r *Rule) matchesResource(a *Attributes) bool {
 	combined := a.Resource
 	if a.Subresource != "" {

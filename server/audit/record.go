@@ -35,6 +35,7 @@ type record struct {
 	decided     bool
 	d           Decision
 	longRunning bool
+	received    bool // RequestReceived written (or left out)
 	started     bool // ResponseStarted written (or not needed)
 	code        int
 	reqBody     capture
@@ -73,7 +74,18 @@ func SetRequest(ctx context.Context, req Request) {
 	rec.longRunning = req.LongRunning
 	rec.decided = false
 	rec.decide()
+	rec.received = true
 	rec.emit(StageRequestReceived, rec.l.now())
+}
+
+// receivedLate writes the RequestReceived event of a request no one
+// called SetRequest for (a public path, a failed login), stamped when it
+// arrived. Callers hold mu.
+func (rec *record) receivedLate() {
+	if !rec.received {
+		rec.received = true
+		rec.emit(StageRequestReceived, time.Time(rec.ev.RequestReceivedTimestamp))
+	}
 }
 
 // BodyAnnotation says why a request body the level asks for is missing
@@ -142,6 +154,7 @@ func (rec *record) responseStarted(code int) {
 	rec.started, rec.code = true, code
 	if rec.longRunning {
 		rec.decide()
+		rec.receivedLate()
 		rec.emit(StageResponseStarted, rec.l.now())
 	}
 }
@@ -152,6 +165,7 @@ func (rec *record) complete(code int) {
 	defer rec.mu.Unlock()
 	rec.code = code
 	rec.decide()
+	rec.receivedLate()
 	rec.emit(StageResponseComplete, rec.l.now())
 }
 
