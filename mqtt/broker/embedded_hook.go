@@ -58,8 +58,8 @@ func (h *authHook) authenticate(cl *mochi.Client, pk packets.Packet) (identity, 
 	if err != nil {
 		return identity{}, err
 	}
-	if cl.ID != id.name {
-		return identity{}, fmt.Errorf("%w: client ID %q does not match the certificate's identity: want %q", ErrIdentity, cl.ID, id.name)
+	if !id.clientIDFits(cl.ID) {
+		return identity{}, fmt.Errorf("%w: client ID %q does not match the certificate's identity: want %s", ErrIdentity, cl.ID, id.clientIDRule())
 	}
 	if err := h.checkCert(id, cert); err != nil {
 		return identity{}, err
