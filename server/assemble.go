@@ -40,15 +40,18 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, fmt.Errorf("node certificate registry: %w", err)
 	}
 	s.stops = append(s.stops, certs.Stop)
+	viewerCreds, err := s.startViewerRecords(bg, revStore, side)
+	if err != nil {
+		return nil, err
+	}
 	if err := side.start(bg, cfg, s.log, s.PKI, certs.Check); err != nil {
 		return nil, err
 	}
 	s.stops = append(s.stops, side.close)
 	s.Broker = side.broker.Load()
 	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
-		auth.WithNodeCertCheck(certs.Check))
+		auth.WithNodeCertCheck(certs.Check), auth.WithViewerCertCheck(viewerCreds.Check))
 	s.startCache(bg)
-	var err error
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package broker
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // maxClientSuffix bounds the part after "<viewer>/" in a viewer's client ID.
@@ -44,4 +46,21 @@ func validClientSuffix(s string) bool {
 		}
 	}
 	return true
+}
+
+// RevokeViewer drops every live session of viewer name (one per client
+// ID it used) whose certificate the ViewerCheck no longer accepts. It does
+// not block.
+func (b *Broker) RevokeViewer(name string) {
+	for _, cl := range b.server.Clients.GetAll() {
+		id, ok := parseIdentityKey(string(cl.Properties.Username))
+		if !ok || id.kind != kindViewer || id.name != name || cl.Closed() {
+			continue
+		}
+		if cert := peerCert(cl); cert != nil && b.cfg.ViewerCheck != nil && b.hook.checkCert(id, cert) == nil {
+			continue
+		}
+		b.cfg.Logger.Info("mqtt session dropped: viewer credential revoked", "viewer", name, "client", cl.ID)
+		cl.Stop(packets.ErrNotAuthorized)
+	}
 }

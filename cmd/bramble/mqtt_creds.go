@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bramble-edge/bramble/server"
+	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/viewers"
+)
+
+// viewerClient reaches the API with --kubeconfig, or by default with the
+// admin kubeconfig the running server keeps in --data-dir.
+func viewerClient(kubeconfig, dataDir string) (*viewers.Client, error) {
+	if kubeconfig == "" {
+		kubeconfig = server.AdminKubeconfigPath(dataDir)
+	}
+	kc, err := auth.LoadKubeconfig(kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s (is the server running?): %w", kubeconfig, err)
+	}
+	return viewers.NewClient(kc)
+}
+
+// recordViewer records the viewer certificate just written to out, so the
+// server accepts it.
+func recordViewer(ctx context.Context, c *viewers.Client, name, out string) error {
+	data, err := os.ReadFile(filepath.Join(out, "client.crt"))
+	if err != nil {
+		return err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return errors.New("client.crt: no PEM block")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return fmt.Errorf("client.crt: %w", err)
+	}
+	if err := c.Record(ctx, name, cert); err != nil {
+		return fmt.Errorf("credentials written to %s but not recorded, so the server refuses them; run again once the server answers: %w", out, err)
+	}
+	return nil
+}
+
+func newMQTTListCommand(kubeconfig, dataDir *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the viewer credentials the server accepts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := viewerClient(*kubeconfig, *dataDir)
+			if err != nil {
+				return err
+			}
+			list, err := c.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSERIAL\tCREATED\tEXPIRES")
+			for _, v := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Serial, v.Created.UTC().Format("2006-01-02T15:04:05Z"), v.NotAfter.UTC().Format("2006-01-02T15:04:05Z"))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newMQTTDeleteCommand(kubeconfig, dataDir *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Revoke a viewer credential: its MQTT sessions and API streams end within seconds",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := viewerClient(*kubeconfig, *dataDir)
+			if err != nil {
+				return err
+			}
+			if err := c.Delete(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "viewer credential %q revoked\n", args[0])
+			return nil
+		},
+	}
+}

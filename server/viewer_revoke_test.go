@@ -1,0 +1,128 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/bramble-edge/bramble/mqtt/broker"
+	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/viewers"
+)
+
+// Viewer credentials are revocable: a recorded one connects (two
+// dashboards at once, dash/kitchen and dash/hall) and reads the API; an
+// unrecorded one is refused; deleting the record drops both sessions within
+// seconds and refuses the certificate at the broker and the API; a new
+// credential for the name replaces the old one.
+func TestViewerCredentialsRevocable(t *testing.T) {
+	e := &revokeEnv{t: t, dir: t.TempDir()}
+	e.start()
+	kc, err := auth.LoadKubeconfig(AdminKubeconfigPath(e.dir))
+	if err != nil {
+		t.Fatalf("the server's admin kubeconfig in its data dir: %v", err)
+	}
+	creds, err := viewers.NewClient(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dash := e.viewer(creds, "dash", true)
+	eve := e.viewer(creds, "eve", false)
+	kitchen, err := e.connectAs("dash/kitchen", dash)
+	if err != nil {
+		t.Fatalf("dash/kitchen connects: %v", err)
+	}
+	hall, err := e.connectAs("dash/hall", dash)
+	if err != nil {
+		t.Fatalf("dash/hall connects beside dash/kitchen: %v", err)
+	}
+	if code, body := e.call(dash, http.MethodGet, "/api/v1/namespaces/default/configmaps", ""); code != http.StatusOK {
+		t.Fatalf("dash at the API: got %d %s, want 200", code, body)
+	}
+	if c, err := e.connectAs("eve", eve); err == nil {
+		c.Disconnect(0)
+		t.Error("eve's unrecorded credential connects to the broker")
+	}
+	if code, _ := e.call(eve, http.MethodGet, "/api/v1/namespaces/default/configmaps", ""); code != http.StatusUnauthorized {
+		t.Errorf("eve's unrecorded credential at the API: got %d, want 401", code)
+	}
+	if list, err := creds.List(context.Background()); err != nil || len(list) != 1 || list[0].Name != "dash" {
+		t.Errorf("list: got %+v, %v; want dash only", list, err)
+	}
+
+	deleted := time.Now()
+	if err := creds.Delete(context.Background(), "dash"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "both dashboards' sessions dropped", func() bool { return !kitchen.IsConnectionOpen() && !hall.IsConnectionOpen() })
+	t.Logf("sessions dropped %v after the deletion", time.Since(deleted).Round(time.Millisecond))
+	if c, err := e.connectAs("dash/kitchen", dash); err == nil {
+		c.Disconnect(0)
+		t.Error("a deleted viewer credential still connects")
+	}
+	eventually(t, "the API refuses the deleted credential", func() bool {
+		code, _ := e.call(dash, http.MethodGet, "/api/v1/namespaces/default/configmaps", "")
+		return code == http.StatusUnauthorized
+	})
+	dash2 := e.viewer(creds, "dash", true)
+	eventually(t, "a new credential for dash connects", func() bool {
+		c, err := e.connectAs("dash", dash2)
+		if err == nil {
+			c.Disconnect(0)
+		}
+		return err == nil
+	})
+	if c, err := e.connectAs("dash", dash); err == nil {
+		c.Disconnect(0)
+		t.Error("the replaced credential still connects")
+	}
+}
+
+// viewer issues viewer credentials for name from the cluster CA and, when
+// record, records them as `bramble mqtt credentials create` does.
+func (e *revokeEnv) viewer(c *viewers.Client, name string, record bool) *tls.Config {
+	e.t.Helper()
+	out := filepath.Join(e.t.TempDir(), name)
+	if err := broker.CreateViewerCredentials(e.s.PKI, name, out, time.Hour); err != nil {
+		e.t.Fatal(err)
+	}
+	pair, err := tls.LoadX509KeyPair(filepath.Join(out, "client.crt"), filepath.Join(out, "client.key"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if record {
+		data, _ := os.ReadFile(filepath.Join(out, "client.crt"))
+		block, _ := pem.Decode(data)
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if err := c.Record(context.Background(), name, cert); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return &tls.Config{RootCAs: e.s.PKI.CAPool(), Certificates: []tls.Certificate{pair}}
+}
+
+func (e *revokeEnv) connectAs(clientID string, tc *tls.Config) (paho.Client, error) {
+	c := paho.NewClient(paho.NewClientOptions().AddBroker("tls://127.0.0.1:" + strconv.Itoa(e.mqtt)).SetClientID(clientID).
+		SetTLSConfig(tc).SetProtocolVersion(4).SetAutoReconnect(false).SetConnectTimeout(5 * time.Second))
+	tok := c.Connect()
+	if !tok.WaitTimeout(10 * time.Second) {
+		return nil, context.DeadlineExceeded
+	}
+	if err := tok.Error(); err != nil {
+		return nil, err
+	}
+	e.t.Cleanup(func() { c.Disconnect(0) })
+	return c, nil
+}
