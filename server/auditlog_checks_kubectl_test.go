@@ -21,8 +21,8 @@ func checkAuditedSecret(t *testing.T, path string, events []audit.Event) {
 		t.Fatal("no event for kubectl create secret")
 	}
 	if e.Level != audit.LevelMetadata || e.Stage != audit.StageResponseComplete || e.ResponseStatus == nil ||
-		e.ResponseStatus.Code != 201 || e.User.Username != "admin" || e.ObjectRef.Namespace != "default" {
-		t.Errorf("create secret event: got level %s stage %s status %+v user %q ref %+v, want Metadata ResponseComplete 201 admin default",
+		e.ResponseStatus.Code != 201 || e.User.Username != "admin" || e.ObjectRef.Namespace != "default" || e.ObjectRef.Name != "s1" {
+		t.Errorf("create secret event: got level %s stage %s status %+v user %q ref %+v, want Metadata ResponseComplete 201 admin default/s1",
 			e.Level, e.Stage, e.ResponseStatus, e.User.Username, e.ObjectRef)
 	}
 	if !strings.HasPrefix(e.UserAgent, "kubectl/") || len(e.SourceIPs) != 1 || e.SourceIPs[0] != "127.0.0.1" || len(e.AuditID) != 36 {

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/bramble-edge/bramble/server/audit"
 )
@@ -34,3 +35,6 @@ func noteAccessReview(ctx context.Context) {
 	audit.SetRequest(ctx, audit.Request{Verb: "create", ResourceRequest: true,
 		APIGroup: "authorization.k8s.io", APIVersion: "v1", Resource: "selfsubjectaccessreviews"})
 }
+
+// auditName gives a create's audit events the object's name.
+func auditName(r *http.Request, name string) { audit.SetObjectName(r.Context(), name) }

@@ -88,6 +88,19 @@ func (rec *record) receivedLate() {
 	}
 }
 
+// SetObjectName fills in the name of a create's object (known from its
+// body, or made from generateName), as upstream's events carry it.
+func SetObjectName(ctx context.Context, name string) {
+	if rec := fromContext(ctx); rec != nil && name != "" {
+		rec.mu.Lock()
+		rec.attrs.Name = name
+		if rec.ev.ObjectRef != nil {
+			rec.ev.ObjectRef.Name = name
+		}
+		rec.mu.Unlock()
+	}
+}
+
 // BodyAnnotation says why a request body the level asks for is missing
 // (a protobuf body, one over 1 MiB).
 const BodyAnnotation = "audit.bramble.dev/request-body"
