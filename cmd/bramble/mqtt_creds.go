@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/viewers"
@@ -76,7 +78,8 @@ func newMQTTListCommand(kubeconfig, dataDir *string) *cobra.Command {
 }
 
 func newMQTTDeleteCommand(kubeconfig, dataDir *string) *cobra.Command {
-	return &cobra.Command{
+	var aclFile, pidFile string
+	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Revoke a viewer credential: its MQTT sessions and API streams end within seconds",
 		Args:  cobra.ExactArgs(1),
@@ -88,8 +91,34 @@ func newMQTTDeleteCommand(kubeconfig, dataDir *string) *cobra.Command {
 			if err := c.Delete(cmd.Context(), args[0]); err != nil {
 				return err
 			}
+			if aclFile != "" {
+				if err := revokeMosquitto(aclFile, pidFile, args[0]); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "viewer credential %q revoked\n", args[0])
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&aclFile, "mosquitto-acl", "", "also remove the viewer from this mosquitto ACL file")
+	cmd.Flags().StringVar(&pidFile, "mosquitto-pid", "", "with --mosquitto-acl: mosquitto's pid file, to make it reload the ACL")
+	return cmd
+}
+
+// revokeMosquitto removes viewer name's section from the mosquitto ACL and
+// has mosquitto reload it, which cuts its live sessions off.
+func revokeMosquitto(aclFile, pidFile, name string) error {
+	err := broker.UpdateMosquittoACL(aclFile, func(a *broker.MosquittoACL) {
+		a.Viewers = slices.DeleteFunc(a.Viewers, func(v string) bool { return v == name })
+	})
+	if err != nil {
+		return fmt.Errorf("--mosquitto-acl %s: %w", aclFile, err)
+	}
+	if pidFile == "" {
+		return nil
+	}
+	if err := broker.ReloadMosquitto(pidFile); err != nil {
+		return fmt.Errorf("--mosquitto-pid %s: %w", pidFile, err)
+	}
+	return nil
 }
