@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/bramble-edge/bramble/server/audit"
+	"github.com/bramble-edge/bramble/server/auth"
 )
 
 // AuditConfig is the audit log's part of Config (docs/AUDIT.md).
@@ -55,4 +56,17 @@ func (s *Server) withAudit(cfg AuditConfig, h http.Handler) (http.Handler, error
 	})
 	s.log.Info("audit log", "path", cfg.Path, "policy", cfg.PolicyFile)
 	return audit.NewLogger(policy, f, s.log, nil).Handler(h), nil
+}
+
+// auditedAuthn notes whom it authenticated in the request's audit record,
+// for handlers beside the API that authenticate for themselves (the
+// nodes' relist).
+type auditedAuthn struct{ auth.Authenticator }
+
+func (a auditedAuthn) Authenticate(r *http.Request) (*auth.User, error) {
+	u, err := a.Authenticator.Authenticate(r)
+	if err == nil {
+		audit.SetUser(r.Context(), u.Name, u.Groups)
+	}
+	return u, err
 }

@@ -85,6 +85,16 @@ func checkAuditedWatch(t *testing.T, events []audit.Event) {
 	}
 }
 
+// checkAuditedRelist: a node's relist, served beside the API, is logged
+// under the node's name.
+func checkAuditedRelist(t *testing.T, events []audit.Event) {
+	t.Helper()
+	e := findEvent(events, func(e audit.Event) bool { return strings.HasPrefix(e.RequestURI, "/v1-bramble/nodes/pi-1/view") })
+	if e == nil || e.User.Username != "system:node:pi-1" || e.Verb != "get" {
+		t.Errorf("relist of pi-1: got %+v, want get by system:node:pi-1", e)
+	}
+}
+
 // checkAuditedJoins: both joins are there under the token's bootstrap
 // user, with the node asked for and the answer's code; no secret.
 func checkAuditedJoins(t *testing.T, events []audit.Event, token string) {

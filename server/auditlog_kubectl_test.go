@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	nodejoin "github.com/bramble-edge/bramble/join"
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server/audit"
 )
 
@@ -52,9 +54,11 @@ func TestAuditLogWithKubectl(t *testing.T) {
 	applyConfigMap(t, dir)
 	kubectl(t, dir, "get", "configmaps", "--watch", "--request-timeout=2s")
 	tok := s.Token
-	if _, err := nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: s.URL, Token: tok, NodeName: "pi-1"}); err != nil {
+	pi1, err := nodejoin.Join(context.Background(), nodejoin.JoinConfig{ServerURL: s.URL, Token: tok, NodeName: "pi-1"})
+	if err != nil {
 		t.Fatalf("join pi-1: %v", err)
 	}
+	relist(t, s, pi1)
 	bad := tok[:len(tok)-1] + "a" // the same token with a wrong secret
 	if strings.HasSuffix(tok, "a") {
 		bad = tok[:len(tok)-1] + "b"
@@ -71,6 +75,7 @@ func TestAuditLogWithKubectl(t *testing.T) {
 	checkAuditedConfigMap(t, events)
 	checkAuditedWatch(t, events)
 	checkAuditedJoins(t, events, tok)
+	checkAuditedRelist(t, events)
 	if st, err := os.Stat(logPath); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("audit log mode: got %v (%v), want 0600", st.Mode().Perm(), err)
 	}
@@ -144,4 +149,20 @@ func applyConfigMap(t *testing.T, dir string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}
+}
+
+// relist asks for pi-1's view with its certificate, as its agent does.
+func relist(t *testing.T, s *Server, creds *nodejoin.Credentials) {
+	t.Helper()
+	tc, err := creds.TLSConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(s.URL + mqtt.ViewPath("pi-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
 }
