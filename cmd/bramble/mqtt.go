@@ -35,14 +35,8 @@ func newMQTTCommand() *cobra.Command {
 			if err := issueMQTTCredentials(ca, role, name, out, ttl); err != nil {
 				return err
 			}
-			if role == "viewer" {
-				c, err := viewerClient(kubeconfig, dataDir)
-				if err != nil {
-					return err
-				}
-				if err := recordViewer(cmd.Context(), c, name, out); err != nil {
-					return err
-				}
+			if err := recordViewer(cmd.Context(), kubeconfig, dataDir, role, name, out); err != nil {
+				return err
 			}
 			if aclFile != "" {
 				if err := grantMosquitto(aclFile, pidFile, role, name); err != nil {

@@ -33,8 +33,15 @@ func viewerClient(kubeconfig, dataDir string) (*viewers.Client, error) {
 }
 
 // recordViewer records the viewer certificate just written to out, so the
-// server accepts it.
-func recordViewer(ctx context.Context, c *viewers.Client, name, out string) error {
+// server accepts it (other roles are not recorded).
+func recordViewer(ctx context.Context, kubeconfig, dataDir, role, name, out string) error {
+	if role != "viewer" {
+		return nil
+	}
+	c, err := viewerClient(kubeconfig, dataDir)
+	if err != nil {
+		return err
+	}
 	data, err := os.ReadFile(filepath.Join(out, "client.crt"))
 	if err != nil {
 		return err
@@ -48,7 +55,7 @@ func recordViewer(ctx context.Context, c *viewers.Client, name, out string) erro
 		return fmt.Errorf("client.crt: %w", err)
 	}
 	if err := c.Record(ctx, name, cert); err != nil {
-		return fmt.Errorf("credentials written to %s but not recorded, so the server refuses them; run again once the server answers: %w", out, err)
+		return fmt.Errorf("credentials written to %s but not recorded, so the server refuses them; remove %s and run again once the server answers: %w", out, out, err)
 	}
 	return nil
 }
