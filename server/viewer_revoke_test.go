@@ -85,6 +85,17 @@ func TestViewerCredentialsRevocable(t *testing.T) {
 		c.Disconnect(0)
 		t.Error("the replaced credential still connects")
 	}
+	e.s.Stop() // the record outlives a restart
+	e.start()
+	if c, err := e.connectAs("dash", dash2); err != nil {
+		t.Errorf("dash's recorded credential after a restart: %v", err)
+	} else {
+		c.Disconnect(0)
+	}
+	if c, err := e.connectAs("dash", dash); err == nil {
+		c.Disconnect(0)
+		t.Error("the replaced credential connects after a restart")
+	}
 }
 
 // viewer issues viewer credentials for name from the cluster CA and, when
