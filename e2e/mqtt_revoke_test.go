@@ -40,8 +40,8 @@ func TestViewerCredentialSharedThenRevoked(t *testing.T) {
 			name+" to see the configmap")
 	}
 	list := cluster.MustRun(t, cluster.Bin, "mqtt", "credentials", "list", "--data-dir", s.DataDir)
-	if !strings.Contains(list, "dash") {
-		t.Fatalf("credentials list: got %q, want dash", list)
+	if !strings.Contains(list, "dash") || !strings.Contains(list, "active") {
+		t.Fatalf("credentials list: got %q, want dash active", list)
 	}
 	cluster.MustRun(t, cluster.Bin, "mqtt", "credentials", "delete", "dash", "--data-dir", s.DataDir)
 	before := map[string]int{"dash/kitchen": len(kitchen.Out()), "dash/hall": len(hall.Out())}
@@ -52,8 +52,8 @@ func TestViewerCredentialSharedThenRevoked(t *testing.T) {
 			t.Errorf("%s still receives changes after its credential was deleted:\n%s", name, b.Out())
 		}
 	}
-	if list := cluster.MustRun(t, cluster.Bin, "mqtt", "credentials", "list", "--data-dir", s.DataDir); strings.Contains(list, "dash") {
-		t.Errorf("credentials list after delete: got %q", list)
+	if list := cluster.MustRun(t, cluster.Bin, "mqtt", "credentials", "list", "--data-dir", s.DataDir); !strings.Contains(list, "revoked") {
+		t.Errorf("credentials list after delete: got %q, want dash revoked", list)
 	}
 	for name, b := range map[string]*cluster.Background{"dash/kitchen": kitchen, "dash/hall": hall} {
 		cluster.WaitFor(t, 10*time.Second, func() bool { return strings.Contains(b.Out(), "not authorised") },

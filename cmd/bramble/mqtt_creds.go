@@ -75,9 +75,13 @@ func newMQTTListCommand(kubeconfig, dataDir *string) *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSERIAL\tCREATED\tEXPIRES")
+			fmt.Fprintln(tw, "NAME\tSTATUS\tSERIAL\tEXPIRES")
 			for _, v := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Serial, v.Created.UTC().Format("2006-01-02T15:04:05Z"), v.NotAfter.UTC().Format("2006-01-02T15:04:05Z"))
+				status, serial, exp := "active", v.Serial, v.NotAfter.UTC().Format("2006-01-02T15:04:05Z")
+				if v.Revoked {
+					status, serial, exp = "revoked", "-", "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, status, serial, exp)
 			}
 			return tw.Flush()
 		},
@@ -88,7 +92,7 @@ func newMQTTDeleteCommand(kubeconfig, dataDir *string) *cobra.Command {
 	var aclFile, pidFile string
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
-		Short: "Revoke a viewer credential: its MQTT sessions and API streams end within seconds",
+		Short: "Revoke a viewer's credentials (recorded or not): its MQTT sessions and API streams end within seconds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := viewerClient(*kubeconfig, *dataDir)

@@ -1,7 +1,10 @@
-// Package viewers keeps the record of issued viewer credentials (MQTT and
-// API client certificates of O=bramble:viewers) so that they can be listed
-// and revoked: a viewer certificate is good only while a record with its
-// serial exists (`bramble mqtt credentials create|list|delete`).
+// Package viewers keeps the record of viewer credentials (MQTT and API
+// client certificates of O=bramble:viewers) so that they can be listed and
+// revoked (`bramble mqtt credentials create|list|delete`). A viewer name
+// with a record accepts only the certificate on record, or none once the
+// record says revoked; a name without a record (credentials made before
+// records existed, or through a CertificateSigningRequest) accepts any
+// viewer certificate the CA signed, until it is revoked by name.
 package viewers
 
 import (
@@ -21,24 +24,28 @@ import (
 )
 
 // Records are ConfigMaps kube-system/bramble-mqtt-viewer-<name>, labelled
-// Label, holding the credential's serial (hex) and expiry.
+// Label, holding the credential's serial (hex) and expiry, or RevokedKey.
 const (
 	Namespace  = "kube-system"
 	NamePrefix = "bramble-mqtt-viewer-"
 	Label      = "bramble.dev/mqtt-viewer"
 	SerialKey  = "serial"
 	ExpiryKey  = "notAfter"
+	RevokedKey = "revoked" // "true": no certificate of the name is accepted
 )
 
 var configMaps = api.MustLookup("", "v1", "configmaps")
 
 // ErrRevoked wraps every refusal of a viewer certificate.
-var ErrRevoked = errors.New("viewer credential not on record")
+var ErrRevoked = errors.New("viewer credential revoked")
+
+// revokedSerial stands for a revoked name in the registry.
+const revokedSerial = "revoked"
 
 // Registry follows the records and answers Check from memory.
 type Registry struct {
 	mu       sync.RWMutex
-	serials  map[string]string // viewer name -> serial of its current credential
+	serials  map[string]string // viewer name -> serial of its current credential, or revokedSerial
 	onRevoke func(name string)
 	log      *slog.Logger
 	f        *listwatch.Follower
@@ -63,23 +70,25 @@ func (r *Registry) Start(ctx context.Context) error { return r.f.Start(ctx) }
 // Stop ends the following and waits for it.
 func (r *Registry) Stop() { r.f.Stop() }
 
-// Check accepts the certificate of viewer name only when it is the one on
-// record. It answers from memory.
+// Check accepts the certificate of viewer name unless the name's record
+// names another certificate or says revoked. It answers from memory.
 func (r *Registry) Check(name string, cert *x509.Certificate) error {
 	r.mu.RLock()
 	serial, ok := r.serials[name]
 	r.mu.RUnlock()
 	switch {
 	case !ok:
-		return fmt.Errorf("%w: viewer %q has no credential on record (deleted, or made before credentials were recorded: make one with bramble mqtt credentials create)", ErrRevoked, name)
+		return nil
+	case serial == revokedSerial:
+		return fmt.Errorf("%w: viewer %q's credentials were deleted (bramble mqtt credentials delete)", ErrRevoked, name)
 	case serial != cert.SerialNumber.Text(16):
 		return fmt.Errorf("%w: viewer %q's certificate %s was replaced by %s", ErrRevoked, name, cert.SerialNumber.Text(16), serial)
 	}
 	return nil
 }
 
-// set installs serials, telling onRevoke of every viewer whose credential
-// went away or changed.
+// set installs serials, telling onRevoke of every viewer whose record
+// is new or changed (a record going away only re-admits certificates).
 func (r *Registry) set(update func(m map[string]string)) {
 	r.mu.Lock()
 	before := make(map[string]string, len(r.serials))
@@ -87,14 +96,16 @@ func (r *Registry) set(update func(m map[string]string)) {
 		before[k] = v
 	}
 	update(r.serials)
-	after := r.serials
-	r.mu.Unlock()
-	if r.onRevoke == nil {
-		return
+	var changed []string
+	for name, serial := range r.serials {
+		if before[name] != serial {
+			changed = append(changed, name)
+		}
 	}
-	for name, serial := range before {
-		if after[name] != serial {
-			r.log.Info("viewer credential revoked", "viewer", name, "serial", serial)
+	r.mu.Unlock()
+	for _, name := range changed {
+		r.log.Info("viewer credential record changed", "viewer", name)
+		if r.onRevoke != nil {
 			r.onRevoke(name)
 		}
 	}
@@ -139,7 +150,12 @@ func decodeRecord(kv *datastore.KeyValue) (string, string, bool) {
 		return "", "", false
 	}
 	cm, ok := obj.(*corev1.ConfigMap)
-	if !ok || cm.Data[SerialKey] == "" {
+	switch {
+	case !ok:
+		return "", "", false
+	case cm.Data[RevokedKey] == "true":
+		return strings.TrimPrefix(cm.Name, NamePrefix), revokedSerial, true
+	case cm.Data[SerialKey] == "":
 		return "", "", false
 	}
 	return strings.TrimPrefix(cm.Name, NamePrefix), cm.Data[SerialKey], true
