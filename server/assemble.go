@@ -41,15 +41,18 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, fmt.Errorf("node certificate registry: %w", err)
 	}
 	s.stops = append(s.stops, certs.Stop)
+	viewerCreds, err := s.startViewerRecords(bg, revStore, side)
+	if err != nil {
+		return nil, err
+	}
 	if err := side.start(bg, cfg, s.log, s.PKI, certs.Check); err != nil {
 		return nil, err
 	}
 	s.stops = append(s.stops, side.close)
 	s.Broker = side.broker.Load()
 	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
-		auth.WithNodeCertCheck(certs.Check))
+		auth.WithNodeCertCheck(certs.Check), auth.WithViewerCertCheck(viewerCreds.Check))
 	s.startCache(bg)
-	var err error
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
 	}
@@ -81,7 +84,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(authn), s.secretsHandler(bg, authn, authz))
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(auditedAuthn{authn}), s.secretsHandler(bg, authn, authz))
 }
 
 // startCache starts the process's one decoded-object cache, with an
@@ -183,7 +186,7 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	mux.Handle(mqtt.ViewPrefix, views)
 	mux.Handle(encryption.PathPrefix, secrets)
 	mux.Handle("/", s.API)
-	return mux, nil
+	return s.withAudit(cfg.Audit, mux)
 }
 
 // bootstrapObjects makes, in the background, the objects every cluster

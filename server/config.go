@@ -68,6 +68,7 @@ type Config struct {
 	// Scheduler tunes the scheduler (its Store, Binder and Logger are
 	// set by the server).
 	Scheduler scheduler.Config
+	Audit     AuditConfig // --audit-log-*, --audit-policy-file
 
 	// Not flags: tests and benchmarks that run the server in process tune
 	// its parts here (zero values get each part's defaults) and may give a
@@ -149,6 +150,9 @@ func (c *Config) validate() error {
 	}
 	if c.CompactRetain < 0 {
 		return fmt.Errorf("--datastore-compact-retain %d: must not be negative", c.CompactRetain)
+	}
+	if err := c.Audit.validate(); err != nil {
+		return err
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

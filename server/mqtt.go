@@ -19,10 +19,12 @@ import (
 // mqttSide is the server's end of the MQTT fabric: the Bus it publishes and
 // subscribes through, and the broker addresses given to joining nodes.
 type mqttSide struct {
-	bus     mqtt.Bus
-	addrs   []string
-	broker  atomic.Pointer[broker.Broker] // nil with an external broker
-	closeFn func()
+	bus    mqtt.Bus
+	addrs  []string
+	broker atomic.Pointer[broker.Broker] // nil with an external broker
+	// viewerCheck is the record of viewer credentials (set before start).
+	viewerCheck broker.CertCheck
+	closeFn     func()
 }
 
 // revoke drops a revoked node's live session on the embedded broker; the
@@ -41,7 +43,7 @@ func (m *mqttSide) start(ctx context.Context, cfg Config, log *slog.Logger, ca *
 	}
 	b, err := broker.New(broker.Config{
 		Addr: net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.MQTTListenPort)),
-		TLS:  ca.ServingTLSConfig(), CertCheck: check, Logger: log,
+		TLS:  ca.ServingTLSConfig(), CertCheck: check, ViewerCheck: m.viewerCheck, Logger: log,
 	})
 	if err != nil {
 		return fmt.Errorf("mqtt broker: %w", err)

@@ -198,7 +198,7 @@ func (s *Server) serve(ctx context.Context, cfg Config, h http.Handler) error {
 	if err := s.PKI.WriteKubeconfig(cfg.WriteKubeconfig, mode, s.URL); err != nil {
 		return fmt.Errorf("--write-kubeconfig %s: %w", cfg.WriteKubeconfig, err)
 	}
-	return nil
+	return s.writeAdminKubeconfig(cfg)
 }
 
 // mqttListen names where the embedded broker listens, or the external one.

@@ -15,7 +15,7 @@ import (
 func newMQTTCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "mqtt", Short: "MQTT identities for watchers and external brokers"}
 	creds := &cobra.Command{Use: "credentials", Short: "Issue MQTT client certificates from the cluster CA"}
-	var role, name, out, dataDir, aclFile, pidFile string
+	var role, name, out, dataDir, aclFile, pidFile, kubeconfig string
 	var ttl time.Duration
 	create := &cobra.Command{
 		Use:   "create",
@@ -35,6 +35,9 @@ func newMQTTCommand() *cobra.Command {
 			if err := issueMQTTCredentials(ca, role, name, out, ttl); err != nil {
 				return err
 			}
+			if err := recordViewer(cmd.Context(), kubeconfig, dataDir, role, name, out); err != nil {
+				return err
+			}
 			if aclFile != "" {
 				if err := grantMosquitto(aclFile, pidFile, role, name); err != nil {
 					return err
@@ -48,11 +51,12 @@ func newMQTTCommand() *cobra.Command {
 	f.StringVar(&role, "role", "viewer", "viewer (may subscribe under bramble/v1/watch/) or server (an external broker's bramble server)")
 	f.StringVar(&name, "name", "", "the identity's name, the certificate's CN (servers: bramble:server or bramble:server:<name>, the default)")
 	f.StringVar(&out, "out", "", "folder to write ca.crt, client.crt and client.key into")
-	f.StringVar(&dataDir, "data-dir", server.DefaultDataDir, "the server's data dir, where the cluster CA is")
 	f.DurationVar(&ttl, "ttl", 365*24*time.Hour, "how long the certificate is valid")
 	f.StringVar(&aclFile, "mosquitto-acl", "", "also grant the identity in this mosquitto ACL file")
 	f.StringVar(&pidFile, "mosquitto-pid", "", "with --mosquitto-acl: mosquitto's pid file, to make it reload the ACL")
-	creds.AddCommand(create)
+	creds.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "admin kubeconfig to reach the server (default: <data-dir>/server/cred/admin.kubeconfig)")
+	creds.PersistentFlags().StringVar(&dataDir, "data-dir", server.DefaultDataDir, "the server's data dir, where the cluster CA is")
+	creds.AddCommand(create, newMQTTListCommand(&kubeconfig, &dataDir), newMQTTDeleteCommand(&kubeconfig, &dataDir))
 	cmd.AddCommand(creds)
 	return cmd
 }

@@ -77,6 +77,11 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&cfg.NodeCertValidity, "node-cert-validity", 0, "lifetime of node certificates (0: one year); for tests of renewal")
 	_ = f.MarkHidden("node-cert-validity")
+	f.StringVar(&cfg.Audit.Path, "audit-log-path", "", "write the audit log (audit.k8s.io/v1 Event JSON lines) to this file; - is standard output (docs/AUDIT.md)")
+	f.StringVar(&cfg.Audit.PolicyFile, "audit-policy-file", "", "audit.k8s.io/v1 Policy saying what to log at which level (default: Metadata for every request)")
+	f.IntVar(&cfg.Audit.MaxAgeDays, "audit-log-maxage", 0, "days to keep rotated audit log files (0: no limit)")
+	f.IntVar(&cfg.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit log files to keep (0: no limit)")
+	f.IntVar(&cfg.Audit.MaxSizeMB, "audit-log-maxsize", 100, "megabytes an audit log file may reach before it is rotated")
 }
 
 // runServer runs the server and, unless --disable-agent, an agent for this

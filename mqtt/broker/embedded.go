@@ -34,7 +34,11 @@ type Config struct {
 	// to connect (the server passes NodeCertRegistry.Check). Without it any
 	// node certificate the CA signed is accepted.
 	CertCheck CertCheck
-	Logger    *slog.Logger // default slog.Default()
+	// ViewerCheck, when set, must accept a viewer's certificate (by the
+	// viewer's name) for it to connect: the server passes its record of
+	// issued viewer credentials, so that they can be revoked.
+	ViewerCheck CertCheck
+	Logger      *slog.Logger // default slog.Default()
 
 	// Per-client bounds. A client over any of them is disconnected; it
 	// reconnects and the server resends from its acknowledged revision.
@@ -97,7 +101,7 @@ func New(cfg Config) (*Broker, error) {
 		Logger:                 quietLogger(cfg.Logger),
 		SysTopicResendInterval: 3600, // $SYS is for no one here; keep its ticker idle
 	})
-	hook := &authHook{server: server, check: cfg.CertCheck, log: cfg.Logger, maxInflight: cfg.MaxInflight}
+	hook := &authHook{server: server, check: cfg.CertCheck, viewerCheck: cfg.ViewerCheck, log: cfg.Logger, maxInflight: cfg.MaxInflight}
 	if err := server.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt broker: add auth hook: %w", err)
 	}

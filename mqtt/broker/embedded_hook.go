@@ -23,6 +23,7 @@ type authHook struct {
 	mochi.HookBase
 	server      *mochi.Server
 	check       CertCheck
+	viewerCheck CertCheck
 	log         *slog.Logger
 	maxInflight int
 }
@@ -58,8 +59,8 @@ func (h *authHook) authenticate(cl *mochi.Client, pk packets.Packet) (identity, 
 	if err != nil {
 		return identity{}, err
 	}
-	if cl.ID != id.name {
-		return identity{}, fmt.Errorf("%w: client ID %q does not match the certificate's identity: want %q", ErrIdentity, cl.ID, id.name)
+	if !id.clientIDFits(cl.ID) {
+		return identity{}, fmt.Errorf("%w: client ID %q does not match the certificate's identity: want %s", ErrIdentity, cl.ID, id.clientIDRule())
 	}
 	if err := h.checkCert(id, cert); err != nil {
 		return identity{}, err
@@ -73,12 +74,17 @@ func (h *authHook) authenticate(cl *mochi.Client, pk packets.Packet) (identity, 
 	return id, nil
 }
 
-// checkCert applies the CertCheck to node identities.
+// checkCert applies the CertCheck to node identities and the ViewerCheck
+// to viewers.
 func (h *authHook) checkCert(id identity, cert *x509.Certificate) error {
-	if id.kind != kindNode || h.check == nil {
+	check := h.check
+	if id.kind == kindViewer {
+		check = h.viewerCheck
+	}
+	if check == nil {
 		return nil
 	}
-	if err := h.check(id.name, cert); err != nil {
+	if err := check(id.name, cert); err != nil {
 		return fmt.Errorf("%w: %w", ErrIdentity, err)
 	}
 	return nil
@@ -93,7 +99,7 @@ func (h *authHook) OnSessionEstablished(cl *mochi.Client, _ packets.Packet) {
 		return
 	}
 	if cert := peerCert(cl); cert == nil || h.checkCert(id, cert) != nil {
-		h.log.Info("mqtt session dropped: certificate revoked", "node", id.name)
+		h.log.Info("mqtt session dropped: certificate revoked", "identity", id.key())
 		cl.Stop(packets.ErrNotAuthorized)
 	}
 }

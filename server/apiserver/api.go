@@ -16,6 +16,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/server/audit"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/registry"
 )
@@ -44,6 +45,10 @@ type APIConfig struct {
 	// BookmarkInterval is how often a watch that allows bookmarks gets one
 	// (default DefaultBookmarkInterval); tests shorten it.
 	BookmarkInterval time.Duration
+	// RecheckInterval is how often open watches and log streams check
+	// their credentials again, ending when they are revoked (default
+	// DefaultRecheckInterval).
+	RecheckInterval time.Duration
 }
 
 // LogStreamer copies a container's log from the agent running pod on node
@@ -66,6 +71,7 @@ type API struct {
 	now     func() time.Time
 	// bookmarkEvery spaces the bookmarks of watches that allow them.
 	bookmarkEvery time.Duration
+	recheckEvery  time.Duration
 
 	docs atomic.Pointer[documents]
 }
@@ -78,7 +84,8 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 		return nil, errors.New("new API: Registry (or Store), Authn and Authz are required")
 	}
 	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
-		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval}
+		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
+		recheckEvery: cfg.RecheckInterval}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -87,6 +94,9 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	if a.bookmarkEvery <= 0 {
 		a.bookmarkEvery = DefaultBookmarkInterval
+	}
+	if a.recheckEvery <= 0 {
+		a.recheckEvery = DefaultRecheckInterval
 	}
 	if a.reg == nil {
 		var err error
@@ -139,7 +149,9 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, authError(err, auth.ErrUnauthenticated, unauthorized))
 		return
 	}
+	audit.SetUser(r.Context(), user.Name, user.Groups)
 	if r.URL.Path == accessReviewPath {
+		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)
 		return
 	}
@@ -148,6 +160,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, err)
 		return
 	}
+	noteAudit(r.Context(), ri)
 	ri.user = user
 	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {
@@ -159,6 +172,11 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	if ri.res == nil {
 		a.serveNonResource(w, r, ri)
 		return
+	}
+	if ri.longRunning() {
+		var stop func()
+		r, stop = a.untilRevoked(r, user)
+		defer stop()
 	}
 	a.dispatch(w, r, ri)
 }

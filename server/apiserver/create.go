@@ -20,10 +20,12 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, ri *requestInfo) er
 		}
 	}
 	addWarnings(w, append(warnings, newObjectWarnings(ri.res, obj)...))
+	auditName(r, obj.GetName())
 	created, err := a.reg.Create(r.Context(), ri.res, ri.namespace, obj, opts)
 	if err != nil {
 		return err
 	}
+	auditName(r, created.GetName()) // generateName
 	return a.writeObject(w, ri, http.StatusCreated, created)
 }
 

@@ -20,6 +20,8 @@ type authenticator struct {
 	ca        *x509.CertPool
 	tokens    TokenLookup
 	nodeCheck NodeCertCheck
+	// viewerCheck, when set, must accept a viewer certificate (by its CN).
+	viewerCheck NodeCertCheck
 }
 
 // NodeCertCheck decides whether a verified node certificate is still good:
@@ -37,6 +39,13 @@ type Option func(*authenticator)
 // accepted until it expires.
 func WithNodeCertCheck(check NodeCertCheck) Option {
 	return func(a *authenticator) { a.nodeCheck = check }
+}
+
+// WithViewerCertCheck makes the authenticator refuse viewer certificates
+// (O=bramble:viewers) that check rejects, so that deleting a viewer
+// credential revokes it at the API as at the broker.
+func WithViewerCertCheck(check NodeCertCheck) Option {
+	return func(a *authenticator) { a.viewerCheck = check }
 }
 
 var _ Authenticator = (*authenticator)(nil)
@@ -104,13 +113,23 @@ func (a *authenticator) verifiedLeaf(r *http.Request) (*x509.Certificate, error)
 	return peers[0], nil
 }
 
-// certUser maps cert to its user and, for nodes, applies the node check.
+// certUser maps cert to its user and applies the node check to nodes and
+// the viewer check to viewers.
 func (a *authenticator) certUser(cert *x509.Certificate) (*User, error) {
 	u, err := userFromCert(cert)
-	if err != nil || u.Role != RoleNode || a.nodeCheck == nil {
-		return u, err
+	if err != nil {
+		return nil, err
 	}
-	if err := a.nodeCheck(u.Node, cert); err != nil {
+	check, name := a.nodeCheck, u.Node
+	if u.Role == RoleViewer {
+		check, name = a.viewerCheck, u.Name
+	} else if u.Role != RoleNode {
+		check = nil
+	}
+	if check == nil {
+		return u, nil
+	}
+	if err := check(name, cert); err != nil {
 		return nil, unauthenticated("client certificate %q: %v", cert.Subject.CommonName, err)
 	}
 	return u, nil

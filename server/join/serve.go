@@ -78,6 +78,7 @@ func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error)
 	if err != nil {
 		return nil, err
 	}
+	noteAudit(r.Context(), req)
 	tok, err := h.cfg.Tokens.Check(r.Context(), req.TokenID, req.Secret)
 	if err != nil {
 		return nil, err
