@@ -140,6 +140,7 @@ func (a *agent) build(ctx context.Context) error {
 		return fmt.Errorf("pod manager: %w", err)
 	}
 	a.applier = NewApplier(a.store, a.manager)
+	a.applier.SetHeldBack(func(pod *corev1.Pod, err error) { a.status.OnStatus(pod, heldBackStatus(err)) })
 	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), filepath.Join(cfg.AgentDir(), "images-imported.json"), a.rt, cfg.Logger)
 	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}
 	for _, d := range []string{ImagesDir, PodManifestsDir} {

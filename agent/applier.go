@@ -31,8 +31,9 @@ type Applier struct {
 	store   *Store
 	manager PodManager
 
-	mu     sync.Mutex
-	static []*corev1.Pod
+	mu       sync.Mutex
+	static   []*corev1.Pod
+	heldBack HeldBackFunc // heldback.go
 }
 
 var _ client.BatchApplier = (*Applier)(nil)
@@ -57,6 +58,9 @@ func (a *Applier) ApplyBatch(_ context.Context, evs []mqtt.Event) error {
 	defer a.mu.Unlock()
 	gone := a.deletedUIDs(evs)
 	if err := a.store.ApplyEvents(evs); err != nil {
+		for _, ev := range evs {
+			a.noteHeldBack(ev.Changes, err)
+		}
 		return fmt.Errorf("apply rev %d: %w", evs[len(evs)-1].Rev, err)
 	}
 	for i, ev := range evs {
@@ -118,6 +122,7 @@ func (a *Applier) Resync(_ context.Context, st client.State) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.store.Replace(st.Objects, st.Rev); err != nil {
+		a.noteHeldBack(st.Objects, err)
 		return fmt.Errorf("resync at rev %d: %w", st.Rev, err)
 	}
 	return a.syncLocked()

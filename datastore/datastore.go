@@ -34,6 +34,9 @@ var (
 	// negative limit, a continue token that does not decode). The message
 	// says what; an API server answers 400.
 	ErrInvalid = errors.New("datastore: invalid argument")
+	// ErrNoSpace: the disk (or filesystem) holding the datastore is full;
+	// nothing was written. Writes succeed again once space is freed.
+	ErrNoSpace = errors.New("datastore: no space left on device")
 )
 
 // KeyValue is one key's value as of ModRevision.

@@ -19,9 +19,10 @@ import (
 // SnapshotRestore replaces the datastore at dbPath with the snapshot in
 // inFile. Run it while the server is stopped: it refuses a database another
 // process has open. The snapshot is copied beside dbPath, checked (SQLite
-// integrity_check, bramble's application id and schema), and renamed into
-// place after the old -wal and -shm files are removed, so a stale WAL can
-// never be replayed over the restored data.
+// integrity_check, bramble's application id and schema), its revision is
+// moved past the replaced datastore's (snapshot_bump.go), and it is renamed
+// into place after the old -wal and -shm files are removed, so a stale WAL
+// can never be replayed over the restored data.
 func SnapshotRestore(ctx context.Context, inFile, dbPath string) error {
 	dir := filepath.Dir(dbPath)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -37,6 +38,11 @@ func SnapshotRestore(ctx context.Context, inFile, dbPath string) error {
 	}
 	if err := ensureNotInUse(ctx, dbPath); err != nil {
 		return fmt.Errorf("snapshot restore: %w", err)
+	}
+	if past, bump := bumpPlan(ctx, dbPath); bump { // see snapshot_bump.go
+		if _, err := bumpRevision(ctx, tmp, past); err != nil {
+			return fmt.Errorf("snapshot restore: move the revision past %d: %w", past, err)
+		}
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
 		if err := os.Remove(dbPath + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -33,6 +33,9 @@ type SQLiteConfig struct {
 	// WatchBuffer is how many commits a watcher may fall behind before it
 	// is cut off. Default 256.
 	WatchBuffer int
+	// SpaceGrace is how long Health stays failing after a write failed for
+	// lack of disk space, even when a later write succeeds. Default 10s.
+	SpaceGrace time.Duration
 
 	// synchronous overrides PRAGMA synchronous; tests only ("" = FULL).
 	synchronous string
@@ -53,6 +56,9 @@ func (c *SQLiteConfig) setDefaults() {
 	}
 	if c.WatchBuffer <= 0 {
 		c.WatchBuffer = 256
+	}
+	if c.SpaceGrace <= 0 {
+		c.SpaceGrace = 10 * time.Second
 	}
 	if c.synchronous == "" {
 		c.synchronous = "FULL"
@@ -82,6 +88,7 @@ type SQLite struct {
 	wg         sync.WaitGroup // writer, compactor and watch goroutines
 	lifeMu     sync.RWMutex   // orders spawn against Close
 
+	space      spaceState   // whether writes fail for lack of disk space
 	rev        atomic.Int64 // latest committed revision
 	compactRev atomic.Int64
 	closed     atomic.Bool

@@ -29,8 +29,9 @@ func (w *writer) commitWrites(reqs []*writeReq) {
 		return nil
 	})
 	if err != nil {
-		w.failBatch(results, err)
+		w.failBatch(results, w.s.translateNoSpace(err))
 	} else if len(events) > 0 {
+		w.s.wroteOK()
 		w.rev = events[len(events)-1].Revision
 		w.s.rev.Store(w.rev)
 		w.s.bc.publish(events)

@@ -72,6 +72,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 		return nil, err
 	}
 	s.bootstrapObjects(bg)
+	s.startDiskHealth(bg)
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log}).WithPasswords(join.NewNodePasswords(s.Client, certs))
 	if err := revoker.Start(bg); err != nil {
 		return nil, fmt.Errorf("node certificate revocation: %w", err)

@@ -109,10 +109,7 @@ func (s *stream) handle(ctx context.Context, it item) {
 	}
 	switch {
 	case ev.Type == mqtt.EventRelist:
-		if ev.Rev > s.last {
-			s.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last)
-			s.resync(ctx, s.last)
-		}
+		s.obeyRelist(ctx, ev)
 	case ev.Rev <= s.last:
 		s.link.sendAck(mqtt.AckApplied, s.last) // a duplicate; repeat the ack in case it was lost
 	case ev.Prev > s.last:
@@ -120,6 +117,19 @@ func (s *stream) handle(ctx context.Context, it item) {
 	default:
 		s.apply(ctx, s.gather(ev))
 	}
+}
+
+// obeyRelist relists whenever the server asks. A relist at or below the
+// revision held means the server does not have what the node holds (its
+// datastore was restored from an older snapshot): nothing held is to be
+// trusted, so the whole view replaces it.
+func (s *stream) obeyRelist(ctx context.Context, ev *mqtt.Event) {
+	since := s.last
+	if ev.Rev <= s.last {
+		since = 0
+	}
+	s.log.Info("server asked for a relist", "rev", ev.Rev, "held", s.last, "since", since)
+	s.resync(ctx, since)
 }
 
 // gap handles an Event that shows a missed one: ask for a catch-up once,

@@ -172,8 +172,20 @@ func TestStreamRelist(t *testing.T) {
 	link.mu.Unlock()
 	s.q.push(item{ev: &mqtt.Event{Type: mqtt.EventRelist, Rev: 40, Prev: 10}})
 	expect(t, "relist", app, link, []string{"resync 44"}, []string{"ACK 44"})
+	// A relist at or below what the node holds is obeyed too (issue 14): the
+	// server may have gone back in time (a restored snapshot), so the node
+	// asks for its whole view instead of the changes since what it holds.
+	link.mu.Lock()
+	link.state, link.sinces = State{Rev: 42}, nil
+	link.mu.Unlock()
 	s.q.push(item{ev: &mqtt.Event{Type: mqtt.EventRelist, Rev: 41, Prev: 40}})
-	expect(t, "stale relist", app, link, nil, nil)
+	expect(t, "relist behind the node", app, link, []string{"resync 42"}, []string{"ACK 42"})
+	if link.sinces[0] != 0 {
+		t.Errorf("relist behind the node asked since %d, want 0 (the whole view)", link.sinces[0])
+	}
+	if s.rev() != 42 {
+		t.Errorf("rev after the relist: got %d, want the server's 42", s.rev())
+	}
 }
 
 func TestStreamLeavesOutChangesOlderThanTheResync(t *testing.T) {

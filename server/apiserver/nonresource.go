@@ -41,11 +41,19 @@ func (a *API) getOnly(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// serveReady answers ok when the datastore answers.
+// healthReporter is a datastore that knows whether it can write (a full
+// disk fails writes while reads go on).
+type healthReporter interface{ Health() error }
+
+// serveReady answers ok when the datastore answers and can write.
 func (a *API) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
-	if _, err := a.store.CurrentRevision(ctx); err != nil {
+	_, err := a.store.CurrentRevision(ctx)
+	if h, ok := a.store.(healthReporter); ok && err == nil {
+		err = h.Health()
+	}
+	if err != nil {
 		writeRaw(w, http.StatusServiceUnavailable, "text/plain; charset=utf-8", []byte("readyz check failed: datastore: "+err.Error()))
 		return
 	}

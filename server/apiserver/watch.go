@@ -30,12 +30,16 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo) err
 	if !a.watchListFresh(ctx, w, ri, lq, wo) {
 		return nil
 	}
+	opened, ok := a.awaitFuture(ctx, w, ri, lq, wo)
+	if !ok {
+		return nil
+	}
 	initial, after, err := a.watchStart(ctx, ri, lq, wo)
 	if err != nil {
 		return err
 	}
 	if sub, ok := a.subscribe(ctx, ri.res, after); ok {
-		ws := newWatchStream(a, w, ri, lq)
+		ws := a.openStream(opened, w, ri, lq)
 		if ws.sendInitial(initial, wo, after) != nil {
 			sub.Close()
 			return nil
@@ -60,9 +64,13 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request, ri *requestInfo) err
 		listwatch.WatchConfig{Logger: a.log, Progress: wo.bookmarks})
 	defer events.Close()
 	if err := events.Open(ctx); err != nil {
+		if opened != nil {
+			opened.fail(a.watchError(ctx, err, after))
+			return nil
+		}
 		return a.watchError(ctx, err, after)
 	}
-	ws := newWatchStream(a, w, ri, lq)
+	ws := a.openStream(opened, w, ri, lq)
 	if ws.sendInitial(initial, wo, after) != nil {
 		return nil
 	}

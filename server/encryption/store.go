@@ -122,3 +122,12 @@ func (s *Store) List(ctx context.Context, prefix string, opts datastore.ListOpti
 func (s *Store) mayHold(prefix string) bool {
 	return strings.HasPrefix(prefix, SecretsPrefix) || strings.HasPrefix(SecretsPrefix, prefix)
 }
+
+// Health reports whether the wrapped datastore can write (a full disk
+// fails writes while reads go on), when it knows; /readyz asks it.
+func (s *Store) Health() error {
+	if h, ok := s.Store.(interface{ Health() error }); ok {
+		return h.Health()
+	}
+	return nil
+}

@@ -124,6 +124,7 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState) erro
 	}
 	m.counters.podWrites.Add(1)
 	m.podWritten(key, want.hash)
+	m.reasonEvent(ctx, pod, next)
 	return nil
 }
 

@@ -70,6 +70,10 @@ func (p *Publisher) takeHellos() {
 // it may not have was already handed to the broker, it gets a catch-up.
 func (p *Publisher) hello(n *nodeState, rev int64) {
 	n.stall = stallWatch{}
+	if rev > p.processed {
+		p.aheadRelist(n, rev)
+		return
+	}
 	if n.catchup != nil && rev >= n.catchup.from {
 		return // the catch-up being built covers it
 	}

@@ -48,8 +48,13 @@ func (c *catchup) record(changes []change) {
 }
 
 // startCatchup begins a catch-up of n from revision from, replacing one
-// that started later; a node too far behind (or holding nothing) relists.
+// that started later; a node too far behind (or holding nothing) relists,
+// and so does one ahead of the publisher (see aheadRelist).
 func (p *Publisher) startCatchup(n *nodeState, from int64) {
+	if from > p.processed {
+		p.aheadRelist(n, from)
+		return
+	}
 	if n.catchup != nil {
 		if from >= n.catchup.from {
 			return
@@ -197,4 +202,16 @@ func sortForNode(cs []change) []change {
 		return !isPod(cs[i]) && isPod(cs[j])
 	})
 	return cs
+}
+
+// aheadRelist tells a node that holds a revision this publisher never
+// issued to relist: the datastore was restored from a snapshot older than
+// what the node holds (or belongs to another cluster), so what the node
+// holds past the publisher is not the server's history. Within one
+// datastore a node can never be ahead: the publisher starts at the store's
+// latest revision and the node only holds what was published.
+func (p *Publisher) aheadRelist(n *nodeState, rev int64) {
+	p.log.Warn("node holds a revision the server never issued (datastore restored?); telling it to relist",
+		"node", n.name, "rev", rev, "server", p.processed)
+	p.relist(n)
 }

@@ -85,6 +85,8 @@ func StoreError(err error, res *api.Resource, name string) error {
 		return apierrors.NewServiceUnavailable("the datastore is shutting down")
 	case errors.Is(err, datastore.ErrInvalid):
 		return BadRequest("%v", err)
+	case errors.Is(err, datastore.ErrNoSpace):
+		return InsufficientStorage(err)
 	}
 	return fmt.Errorf("datastore: %w", err)
 }
