@@ -70,7 +70,7 @@ func (w *watchSender) send(ref mqtt.ObjectRef, ev *datastore.Event, enc *encoder
 		return
 	}
 	we := mqtt.WatchEvent{Type: changeType(ev.Type), ObjectRef: ref, Rev: ev.Revision, Object: obj}
-	payload, err := we.Encode()
+	payload, err := we.EncodeStored() // obj is a stored object, spliced: no need to parse it again
 	if err != nil {
 		w.p.log.Error("cannot encode watch event", "key", ev.KV.Key, "rev", ev.Revision, "err", err)
 		return
