@@ -12,6 +12,14 @@ import (
 // it flushes.
 const maxEventsPerFlush = 256
 
+// watchFlushDelay is how long a cache-fed watch holds written events
+// before it flushes them, gathering whatever else comes meanwhile. Each
+// flush costs every watcher a frame, a TLS record and a write call (and
+// its client a read): with 200 watchers and changes arriving every
+// millisecond or two, flushing per change was most of the fan-out's CPU.
+// An event waits at most this long longer.
+const watchFlushDelay = 3 * time.Millisecond
+
 // subscribe starts following res's changes after rev from the shared
 // cache, when it serves res and still keeps the changes after rev. Every
 // watcher then shares the cache's decoded objects and their encoding
@@ -49,6 +57,10 @@ func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subs
 	}
 	schedule()
 	c := cursor{start: last, last: last, bookmarks: bookmarks}
+	flush := time.NewTimer(time.Hour)
+	flush.Stop()
+	defer flush.Stop()
+	held := false // events written, not yet flushed
 	for {
 		select {
 		case <-ctx.Done():
@@ -56,12 +68,24 @@ func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subs
 		case <-due:
 			a.reg.Cache().RequestProgress()
 			schedule()
+		case <-flush.C:
+			if ws.flush() != nil {
+				return c.last, false
+			}
+			held = false
 		case e, ok := <-sub.Events():
 			if !ok {
+				if held {
+					_ = ws.flush() // the caller goes on from the datastore
+				}
 				return c.last, true
 			}
-			if ws.cacheEvents(e, sub, &c) != nil || ws.flush() != nil {
+			if ws.cacheEvents(e, sub, &c) != nil {
 				return c.last, false
+			}
+			if !held {
+				held = true
+				flush.Reset(watchFlushDelay)
 			}
 		}
 	}
