@@ -95,6 +95,9 @@ func (r *Registry) load(ctx context.Context, res *api.Resource, ns, name string)
 	if err != nil {
 		return nil, nil, StoreError(err, res, name)
 	}
+	if obj := r.cachedCopy(res, ns, name, kv.ModRevision); obj != nil {
+		return obj, kv, nil
+	}
 	obj, err := decodeStored(res, kv)
 	if err != nil {
 		return nil, nil, err
