@@ -51,3 +51,47 @@ func TestEncodeStoredMatchesEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeStoredEventMatchesEncode: an Event put together from
+// EncodeStoredChange encodings decodes to the Event Encode's payload
+// decodes to; bad revisions and changes are refused.
+func TestEncodeStoredEventMatchesEncode(t *testing.T) {
+	obj := json.RawMessage(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"9"},"data":{"k":"v"}}`)
+	changes := []Change{
+		{Type: Modified, ObjectRef: ObjectRef{Resource: "configmaps", Namespace: "ns", Name: "a"}, Object: obj},
+		{Type: Deleted, ObjectRef: ObjectRef{Resource: "pods", Namespace: "ns", Name: "p"}},
+	}
+	var parts [][]byte
+	for i := range changes {
+		b, err := EncodeStoredChange(&changes[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, b)
+	}
+	fast, err := EncodeStoredEvent(9, 4, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := (&Event{Type: EventChanges, Rev: 9, Prev: 4, Changes: changes}).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := DecodeEvent(fast)
+	if err != nil {
+		t.Fatalf("decode %s: %v", fast, err)
+	}
+	b, err := DecodeEvent(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("EncodeStoredEvent gives %+v, Encode %+v", a, b)
+	}
+	if _, err := EncodeStoredEvent(4, 4, parts); err == nil {
+		t.Error("prev == rev: got no error, want one")
+	}
+	if _, err := EncodeStoredChange(&Change{Type: Added, ObjectRef: changes[0].ObjectRef}); err == nil {
+		t.Error("ADDED without object: got no error, want one")
+	}
+}
