@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
@@ -171,20 +170,6 @@ func (x *index) placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, e
 	}
 	// The key is the truth for the namespace the references resolve in.
 	return &podEntry{node: pod.Spec.NodeName, refs: podRefs(&pod.Spec, ref.Namespace)}, nil
-}
-
-// podRefs are the ConfigMaps and Secrets a pod in namespace references
-// (mqtt.PodReferences, without writing the namespace into a shared pod).
-func podRefs(spec *corev1.PodSpec, namespace string) []mqtt.ObjectRef {
-	refs := api.PodReferences(spec)
-	if len(refs) == 0 {
-		return nil
-	}
-	out := make([]mqtt.ObjectRef, len(refs))
-	for i, r := range refs {
-		out[i] = mqtt.ObjectRef{Resource: r.Resource, Namespace: namespace, Name: r.Name}
-	}
-	return out
 }
 
 // use counts a pod's references on its node up or down; an existing object
