@@ -60,19 +60,21 @@ func (e *Expectations) ExpectDelete(key, name string, uid types.UID) {
 }
 
 // Observed is called from pod events: an added pod meets a create, a
-// deleted pod meets a delete.
-func (e *Expectations) Observed(key, name string, deleted bool) {
+// deleted pod meets a delete. outstanding reports whether other creates
+// or deletes of key are still unobserved.
+func (e *Expectations) Observed(key, name string, deleted bool) (outstanding bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.pending[key]
 	if p == nil {
-		return
+		return false
 	}
 	if deleted {
 		delete(p.deletes, name)
 	} else {
 		delete(p.creates, name)
 	}
+	return len(p.creates)+len(p.deletes) > 0
 }
 
 // Satisfied reports whether nothing is outstanding for key, first

@@ -24,6 +24,17 @@ func (c *Cache) setRevision(rev int64) {
 // WaitForRevision waits until every change up to rev has been applied,
 // asking the datastore to confirm progress when no change is on its way.
 func (c *Cache) WaitForRevision(ctx context.Context, rev int64) error {
+	return c.awaitRevision(ctx, rev, true)
+}
+
+// AwaitRevision waits until every change up to rev has been applied,
+// without asking the datastore for progress: for a caller that knows a
+// change at rev was committed, so the cache's own watch brings it.
+func (c *Cache) AwaitRevision(ctx context.Context, rev int64) error {
+	return c.awaitRevision(ctx, rev, false)
+}
+
+func (c *Cache) awaitRevision(ctx context.Context, rev int64, progress bool) error {
 	for {
 		c.revMu.Lock()
 		ch := c.revCh
@@ -31,7 +42,7 @@ func (c *Cache) WaitForRevision(ctx context.Context, rev int64) error {
 		if c.rev.Load() >= rev {
 			return nil
 		}
-		if f := c.follower(); f != nil {
+		if f := c.follower(); f != nil && progress {
 			f.RequestProgress()
 		}
 		select {

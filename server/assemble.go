@@ -139,6 +139,9 @@ func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, erro
 func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) error {
 	ncfg := cfg.NodeStatus
 	ncfg.Bus, ncfg.Store, ncfg.Writer, ncfg.Logger = side.bus, s.Store, s.Client, s.log
+	if ncfg.Pods == nil {
+		ncfg.Pods = s.Cache.Informer(api.MustLookup("", "v1", "pods"))
+	}
 	if ncfg.GracePeriod == 0 {
 		ncfg.GracePeriod = cfg.NodeMonitorGracePeriod
 	}
@@ -152,6 +155,9 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 	s.stops = append(s.stops, s.Monitor.Stop)
 	pcfg := cfg.Publish
 	pcfg.Store, pcfg.Bus, pcfg.Logger = s.Store, side.bus, s.log
+	if pcfg.Pods == nil {
+		pcfg.Pods = publish.CachePods(s.Cache)
+	}
 	s.Publisher = publish.New(pcfg)
 	if err := s.Publisher.Start(bg); err != nil {
 		return fmt.Errorf("mqtt publisher: %w", err)

@@ -28,7 +28,7 @@ const (
 func claimOf(rs *appsv1.ReplicaSet, sel labels.Selector, pod *corev1.Pod) claim {
 	matches := !sel.Empty() && sel.Matches(labels.Set(pod.Labels))
 	deleting := rs.DeletionTimestamp != nil
-	ref := metav1.GetControllerOf(pod)
+	ref := metav1.GetControllerOfNoCopy(pod) // read only: no copy
 	switch {
 	case ref != nil && ref.UID != rs.UID:
 		return ignore

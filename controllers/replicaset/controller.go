@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
@@ -125,22 +126,31 @@ func (c *Controller) lookup(key string) (rs *appsv1.ReplicaSet, sel labels.Selec
 // controller owns is never adopted, so it is never looked at: a sync costs
 // what rs owns, not what the namespace holds).
 func (c *Controller) candidatePods(rs *appsv1.ReplicaSet, sel labels.Selector) []*corev1.Pod {
-	seen := map[string]bool{}
-	var out []*corev1.Pod
-	add := func(objs []api.Object) {
-		for _, o := range objs {
-			p := o.(*corev1.Pod)
-			if p.Namespace == rs.Namespace && !seen[p.Name] && isActive(p) {
-				seen[p.Name] = true
-				out = append(out, p)
-			}
+	owned := c.podInf.ByIndex(controllers.IndexOwner, string(rs.UID))
+	out := make([]*corev1.Pod, 0, len(owned))
+	for _, o := range owned {
+		// The owner index lists each pod once; it holds only pods rs owns.
+		if p := o.(*corev1.Pod); p.Namespace == rs.Namespace && isActive(p) {
+			out = append(out, p)
 		}
 	}
-	add(c.podInf.ByIndex(controllers.IndexOwner, string(rs.UID)))
 	for _, o := range c.podInf.ByIndex(controllers.IndexOrphan, rs.Namespace) {
-		if sel.Matches(labels.Set(o.GetLabels())) {
-			add([]api.Object{o})
+		// An orphan rs also owns (a reference that is not its controller's)
+		// was listed above already.
+		p := o.(*corev1.Pod)
+		if sel.Matches(labels.Set(p.Labels)) && isActive(p) && !ownedBy(p, rs.UID) {
+			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// ownedBy reports whether any of pod's owner references names uid.
+func ownedBy(pod *corev1.Pod, uid types.UID) bool {
+	for i := range pod.OwnerReferences {
+		if pod.OwnerReferences[i].UID == uid {
+			return true
+		}
+	}
+	return false
 }

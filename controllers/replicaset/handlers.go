@@ -33,13 +33,24 @@ func (c *Controller) podAdded(obj api.Object) {
 	}
 	if ref := metav1.GetControllerOf(pod); ref != nil {
 		if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
-			key := controllers.KeyOf(rs)
-			c.exp.Observed(key, pod.Name, false)
-			c.queue.Add(key)
+			c.observed(controllers.KeyOf(rs), pod.Name, false)
 		}
 		return
 	}
 	c.enqueueMatching(pod)
+}
+
+// observed notes one of key's creations or deletions seen and queues key:
+// at once when it was the last outstanding (the sync may act again), else
+// gathered like a status change (the sync could only count pods: a
+// ReplicaSet creating 1,000 pods would otherwise walk what it owns once
+// per pod created).
+func (c *Controller) observed(key, pod string, deleted bool) {
+	if c.exp.Observed(key, pod, deleted) {
+		c.queue.AddAfter(key, podChangeBatch)
+		return
+	}
+	c.queue.Add(key)
 }
 
 // podUpdated queues the old and new controller when the controller
@@ -93,9 +104,7 @@ func (c *Controller) podDeleted(obj api.Object) {
 		return
 	}
 	if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
-		key := controllers.KeyOf(rs)
-		c.exp.Observed(key, pod.Name, true)
-		c.queue.Add(key)
+		c.observed(controllers.KeyOf(rs), pod.Name, true)
 	}
 }
 

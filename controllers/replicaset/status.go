@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // updateStatus writes rs's status from its owned active pods when it
@@ -56,11 +55,10 @@ func computeStatus(rs *appsv1.ReplicaSet, owned []*corev1.Pod, manageErr error, 
 	st.ObservedGeneration = rs.Generation
 	st.Replicas = int32(len(owned))
 	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
-	tmpl := labels.SelectorFromSet(rs.Spec.Template.Labels)
 	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 	var recheck time.Duration
 	for _, p := range owned {
-		if tmpl.Matches(labels.Set(p.Labels)) {
+		if hasLabels(p.Labels, rs.Spec.Template.Labels) {
 			st.FullyLabeledReplicas++
 		}
 		wait, ready := availableIn(p, minReady, now)
@@ -78,6 +76,17 @@ func computeStatus(rs *appsv1.ReplicaSet, owned []*corev1.Pod, manageErr error, 
 	}
 	setFailure(&st, manageErr, len(owned)-desiredOf(rs), now)
 	return st, recheck
+}
+
+// hasLabels reports whether have holds every label of want, as the
+// selector made from want would match have (without making one per pod).
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 func desiredOf(rs *appsv1.ReplicaSet) int {

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -98,62 +97,6 @@ func listPods(b *testing.B, e *testEnv, c *http.Client, query string) int {
 		b.Fatal(err)
 	}
 	return len(list.Items)
-}
-
-// BenchmarkWatchers200Creates2000 measures pod creates from 32 clients while
-// 200 watchers follow every pod in the namespace (-short: 20 and 200):
-//
-//	go test -run '^$' -bench Watchers200Creates2000 -benchtime 1x ./server/apiserver/
-func BenchmarkWatchers200Creates2000(b *testing.B) {
-	watchers, creates := 200, 2000
-	if testing.Short() {
-		watchers, creates = 20, 200
-	}
-	for i := 0; i < b.N; i++ {
-		e := newTestEnv(b)
-		seen := startWatchers(b, e, watchers)
-		start := time.Now()
-		createPods(b, e, creates)
-		elapsed := time.Since(start)
-		waitSeen(b, seen, int64(watchers*creates))
-		b.ReportMetric(float64(creates)/elapsed.Seconds(), "creates/s")
-		b.ReportMetric(time.Since(start).Seconds(), "s-all-delivered")
-	}
-}
-
-// startWatchers opens n pod watches over HTTP/2 and counts ADDED events.
-func startWatchers(b *testing.B, e *testEnv, n int) *atomic.Int64 {
-	b.Helper()
-	seen := &atomic.Int64{}
-	c := benchClient(e, true)
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	ready := make(chan struct{}, n)
-	for w := 0; w < n; w++ {
-		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+podPath+"?watch=1&resourceVersion=1", nil)
-		req.Header.Set("Authorization", "Bearer admin-token")
-		go func() {
-			resp, err := c.Do(req)
-			if err != nil {
-				return
-			}
-			defer resp.Body.Close()
-			ready <- struct{}{}
-			sc := bufio.NewScanner(resp.Body)
-			sc.Buffer(make([]byte, 1<<20), 1<<20)
-			for sc.Scan() {
-				seen.Add(1)
-			}
-		}()
-	}
-	for w := 0; w < n; w++ {
-		select {
-		case <-ready:
-		case <-time.After(30 * time.Second):
-			b.Fatalf("only %d of %d watches started", w, n)
-		}
-	}
-	return seen
 }
 
 // createPods creates n pods through the API from 32 clients.

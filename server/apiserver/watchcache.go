@@ -12,6 +12,14 @@ import (
 // it flushes.
 const maxEventsPerFlush = 256
 
+// watchFlushDelay is how long a cache-fed watch holds written events
+// before it flushes them, gathering whatever else comes meanwhile. Each
+// flush costs every watcher a frame, a TLS record and a write call (and
+// its client a read): with 200 watchers and changes arriving every
+// millisecond or two, flushing per change was most of the fan-out's CPU.
+// An event waits at most this long longer.
+const watchFlushDelay = 3 * time.Millisecond
+
 // subscribe starts following res's changes after rev from the shared
 // cache, when it serves res and still keeps the changes after rev. Every
 // watcher then shares the cache's decoded objects and their encoding
@@ -40,31 +48,73 @@ func (a *API) subscribe(ctx context.Context, res *api.Resource, after int64) (*i
 // progress on upstream's schedule and sends each answer as a BOOKMARK.
 func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subscription, last int64, bookmarks bool) (int64, bool) {
 	defer sub.Close()
-	var due <-chan time.Time
-	schedule := func() {
-		deadline, _ := ctx.Deadline()
-		if d, ok := nextBookmark(time.Now(), deadline, a.bookmarkEvery); bookmarks && ok {
-			due = time.After(d)
-		}
-	}
-	schedule()
+	due := a.bookmarkDue(ctx, bookmarks)
 	c := cursor{start: last, last: last, bookmarks: bookmarks}
+	fl := newHeldFlush()
+	defer fl.t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return c.last, false
 		case <-due:
 			a.reg.Cache().RequestProgress()
-			schedule()
-		case e, ok := <-sub.Events():
-			if !ok {
-				return c.last, true
-			}
-			if ws.cacheEvents(e, sub, &c) != nil || ws.flush() != nil {
+			due = a.bookmarkDue(ctx, bookmarks)
+		case <-fl.t.C:
+			if fl.flush(ws) != nil {
 				return c.last, false
 			}
+		case e, ok := <-sub.Events():
+			if !ok {
+				_ = fl.flush(ws) // the caller goes on from the datastore
+				return c.last, true
+			}
+			if ws.cacheEvents(e, sub, &c) != nil {
+				return c.last, false
+			}
+			fl.hold()
 		}
 	}
+}
+
+// bookmarkDue fires when the next bookmark is due; nil without bookmarks
+// or when none is due before the watch ends.
+func (a *API) bookmarkDue(ctx context.Context, bookmarks bool) <-chan time.Time {
+	deadline, _ := ctx.Deadline()
+	if d, ok := nextBookmark(time.Now(), deadline, a.bookmarkEvery); bookmarks && ok {
+		return time.After(d)
+	}
+	return nil
+}
+
+// heldFlush flushes what a watch wrote watchFlushDelay after the first
+// write not yet flushed.
+type heldFlush struct {
+	t    *time.Timer
+	held bool
+}
+
+func newHeldFlush() *heldFlush {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &heldFlush{t: t}
+}
+
+// hold notes a write; the first since the last flush arms the timer.
+func (f *heldFlush) hold() {
+	if !f.held {
+		f.held = true
+		f.t.Reset(watchFlushDelay)
+	}
+}
+
+// flush flushes ws if anything is held.
+func (f *heldFlush) flush(ws *watchStream) error {
+	if !f.held {
+		return nil
+	}
+	f.held = false
+	f.t.Stop()
+	return ws.flush()
 }
 
 // cursor is where a cache-fed watch stands.

@@ -42,6 +42,9 @@ type Config struct {
 	// Store is read (Nodes and Pods); every write goes through Writer.
 	Store  datastore.Store
 	Writer Writer
+	// Pods, when set, is a possibly stale read of pods (the shared cache),
+	// used only where staleness cannot skip a write (podcache.go).
+	Pods   PodReader
 	Logger *slog.Logger
 	// GracePeriod (--node-monitor-grace-period) is how long a node may stay
 	// silent before it is Ready=Unknown. Zero adapts it to the number of

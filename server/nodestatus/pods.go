@@ -86,7 +86,7 @@ func hashStatus(s *corev1.PodStatus) uint64 {
 // syncPod writes a pending pod status when the pod is still the one the
 // node reported about, bound to that node, and its stored status differs.
 func (m *Monitor) syncPod(ctx context.Context, key podKey) error {
-	for range maxAttempts {
+	for attempt := range maxAttempts {
 		m.mu.Lock()
 		ps := m.pods[key]
 		if ps == nil || ps.status == nil {
@@ -96,7 +96,7 @@ func (m *Monitor) syncPod(ctx context.Context, key podKey) error {
 		want := *ps
 		m.mu.Unlock()
 
-		err := m.writePod(ctx, key, &want)
+		err := m.writePod(ctx, key, &want, attempt == 0)
 		if !apierrors.IsConflict(err) {
 			return err
 		}
@@ -104,15 +104,22 @@ func (m *Monitor) syncPod(ctx context.Context, key podKey) error {
 	return fmt.Errorf("pod %s/%s: still conflicting after %d attempts", key.namespace, key.name, maxAttempts)
 }
 
-func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState) error {
-	pod, err := m.reportedPod(ctx, key, want)
-	if pod == nil {
-		return err
+func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayCache bool) error {
+	var pod *corev1.Pod
+	var next *corev1.PodStatus
+	if mayCache {
+		pod, next = m.cachedWrite(key, want)
 	}
-	next := mergePodStatus(&pod.Status, want.status)
-	if next == nil || podStatusEqual(next, &pod.Status) {
-		m.podWritten(key, want.hash)
-		return nil
+	if pod == nil {
+		var err error
+		if pod, err = m.reportedPod(ctx, key, want); pod == nil {
+			return err
+		}
+		next = mergePodStatus(&pod.Status, want.status)
+		if next == nil || podStatusEqual(next, &pod.Status) {
+			m.podWritten(key, want.hash)
+			return nil
+		}
 	}
 	if err := m.limiter.wait(ctx); err != nil {
 		return err

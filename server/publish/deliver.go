@@ -63,17 +63,18 @@ func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *enco
 		n.catchup.record(changes)
 		return
 	}
-	ev := mqtt.Event{Type: mqtt.EventChanges, Rev: rev, Prev: n.head}
+	encoded := make([][]byte, 0, len(changes))
 	for _, c := range changes {
-		mc, err := enc.change(c)
+		b, err := enc.changeJSON(c)
 		if err != nil {
 			p.log.Error("cannot encode change; the node will relist", "node", n.name, "rev", rev, "err", err)
 			p.relist(n)
 			return
 		}
-		ev.Changes = append(ev.Changes, mc)
+		encoded = append(encoded, b)
 	}
-	p.queue(n, &ev, 0)
+	payload, err := mqtt.EncodeStoredEvent(rev, n.head, encoded)
+	p.push(n, rev, n.head, payload, err, 0)
 }
 
 // queue encodes ev and puts it in n's outbox; a full outbox turns into a
@@ -81,24 +82,29 @@ func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *enco
 // larger than limit (when > 0) becomes a RELIST.
 func (p *Publisher) queue(n *nodeState, ev *mqtt.Event, limit int) {
 	payload, err := ev.Encode()
+	p.push(n, ev.Rev, ev.Prev, payload, err, limit)
+}
+
+// push puts an encoded Event (rev, prev) in n's outbox; see queue.
+func (p *Publisher) push(n *nodeState, rev, prev int64, payload []byte, err error, limit int) {
 	if err == nil && limit > 0 && len(payload) > limit {
 		err = fmt.Errorf("event is %d bytes, limit %d", len(payload), limit)
 	}
 	if err != nil {
-		p.log.Error("cannot send event; the node will relist", "node", n.name, "rev", ev.Rev, "err", err)
+		p.log.Error("cannot send event; the node will relist", "node", n.name, "rev", rev, "err", err)
 		p.relist(n)
 		return
 	}
-	if !n.out.push(outMsg{rev: ev.Rev, prev: ev.Prev, payload: payload}) {
+	if !n.out.push(outMsg{rev: rev, prev: prev, payload: payload}) {
 		from, ok := n.out.drop()
 		if !ok {
-			from = ev.Prev
+			from = prev
 		}
-		p.log.Warn("node queue full; switching it to a catch-up", "node", n.name, "rev", ev.Rev, "from", from)
+		p.log.Warn("node queue full; switching it to a catch-up", "node", n.name, "rev", rev, "from", from)
 		p.startCatchup(n, from)
 		return
 	}
-	n.head = ev.Rev
+	n.head = rev
 }
 
 // relist tells n to fetch its view by REST: whatever was queued is dropped

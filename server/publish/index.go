@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
 	"github.com/bramble-edge/bramble/mqtt"
@@ -21,6 +23,8 @@ type index struct {
 	byNode map[string]map[mqtt.ObjectRef]bool // the bound pods of each node
 	users  map[mqtt.ObjectRef]map[string]int
 	objs   map[mqtt.ObjectRef]*datastore.KeyValue
+	// source, when set, gives decoded pods (CachePods); nil: decode here.
+	source PodSource
 }
 
 type podEntry struct {
@@ -96,7 +100,7 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 
 func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	old := x.pods[ref]
-	cur, err := placement(ref, ev)
+	cur, err := x.placement(ref, ev)
 	if err != nil {
 		return err
 	}
@@ -144,16 +148,28 @@ func (x *index) place(ref mqtt.ObjectRef, old, cur *podEntry) {
 
 // placement is where the pod version of ev runs and what it references;
 // nil when it is deleted or unbound.
-func placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, error) {
+func (x *index) placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, error) {
 	if ev.Type == datastore.EventDelete {
 		return nil, nil
 	}
-	pod, err := decodePod(ev.KV)
-	if err != nil || pod.Spec.NodeName == "" {
-		return nil, err
+	var pod *corev1.Pod
+	if x.source != nil {
+		if cached, ok := x.source.PodAt(ref.Namespace, ref.Name, ev.KV.ModRevision); ok {
+			pod = cached // the cache's: read only
+		}
 	}
-	pod.Namespace = ref.Namespace // the key is the truth
-	return &podEntry{node: pod.Spec.NodeName, refs: mqtt.PodReferences(pod)}, nil
+	if pod == nil {
+		decoded, err := decodePod(ev.KV)
+		if err != nil {
+			return nil, err
+		}
+		pod = decoded
+	}
+	if pod.Spec.NodeName == "" {
+		return nil, nil
+	}
+	// The key is the truth for the namespace the references resolve in.
+	return &podEntry{node: pod.Spec.NodeName, refs: podRefs(&pod.Spec, ref.Namespace)}, nil
 }
 
 // use counts a pod's references on its node up or down; an existing object

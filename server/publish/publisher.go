@@ -45,6 +45,9 @@ type Config struct {
 	MaxCatchupBytes int
 	// PublishTimeout bounds one Bus.Publish attempt (default 10s).
 	PublishTimeout time.Duration
+	// Pods, when set, gives the pods the process has decoded already
+	// (CachePods); otherwise the publisher decodes each pod it indexes.
+	Pods PodSource
 	// MaxViews is how many relists (ViewHandler) are answered at once;
 	// more get 429 and retry (default 16).
 	MaxViews int
@@ -113,6 +116,7 @@ func (p *Publisher) Start(ctx context.Context) error {
 		return fmt.Errorf("start publisher: load index: %w", err)
 	}
 	p.start, p.processed = rev, rev
+	p.idx.source = p.cfg.Pods // after the load: the cache may not be there yet
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	p.events = listwatch.NewWatch(p.cfg.Store, registryPrefix, rev, listwatch.WatchConfig{Logger: p.log})
 	if err := p.events.Open(p.ctx); err != nil {

@@ -11,7 +11,28 @@ import (
 // encoder turns stored values into object JSON with resourceVersion set,
 // once per value for all the messages one event produces.
 type encoder struct {
-	objs map[*datastore.KeyValue][]byte
+	objs    map[*datastore.KeyValue][]byte
+	changes map[change][]byte // each change's JSON, shared by every node it goes to
+}
+
+// changeJSON is c encoded for EncodeStoredEvent, once per event.
+func (e *encoder) changeJSON(c change) ([]byte, error) {
+	if b, ok := e.changes[c]; ok {
+		return b, nil
+	}
+	mc, err := e.change(c)
+	if err != nil {
+		return nil, err
+	}
+	b, err := mqtt.EncodeStoredChange(&mc)
+	if err != nil {
+		return nil, err
+	}
+	if e.changes == nil {
+		e.changes = map[change][]byte{}
+	}
+	e.changes[c] = b
+	return b, nil
 }
 
 func (e *encoder) object(kv *datastore.KeyValue) ([]byte, error) {
@@ -70,7 +91,7 @@ func (w *watchSender) send(ref mqtt.ObjectRef, ev *datastore.Event, enc *encoder
 		return
 	}
 	we := mqtt.WatchEvent{Type: changeType(ev.Type), ObjectRef: ref, Rev: ev.Revision, Object: obj}
-	payload, err := we.Encode()
+	payload, err := we.EncodeStored() // obj is a stored object, spliced: no need to parse it again
 	if err != nil {
 		w.p.log.Error("cannot encode watch event", "key", ev.KV.Key, "rev", ev.Revision, "err", err)
 		return

@@ -1,0 +1,105 @@
+package mqtt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// watchHead is a WatchEvent without its object.
+type watchHead struct {
+	Type ChangeType `json:"type"`
+	ObjectRef
+	Rev int64 `json:"rev"`
+}
+
+// EncodeStored is Encode for the server's own events, whose Object it made
+// from a stored object (valid, compact JSON with the envelope's name,
+// namespace and a resourceVersion): the envelope is checked as Encode
+// checks it, but the object is copied in as it is rather than parsed
+// twice more (a check and json.Marshal's validation), which was most of
+// what publishing a watch event cost.
+func (w *WatchEvent) EncodeStored() ([]byte, error) {
+	if err := w.checkHead(); err != nil {
+		return nil, fmt.Errorf("encode watch event: %w", err)
+	}
+	head, err := json.Marshal(watchHead{Type: w.Type, ObjectRef: w.ObjectRef, Rev: w.Rev})
+	if err != nil {
+		return nil, err
+	}
+	return appendObject(head, w.Object), nil
+}
+
+// checkHead is check without the parse of the object.
+func (w *WatchEvent) checkHead() error {
+	if err := checkChangeType(w.Type); err != nil {
+		return err
+	}
+	if err := w.ObjectRef.check(); err != nil {
+		return err
+	}
+	if w.Rev <= 0 {
+		return fmt.Errorf("rev: got %d, want > 0", w.Rev)
+	}
+	if len(w.Object) == 0 || string(w.Object) == "null" {
+		return errors.New("object: missing")
+	}
+	return nil
+}
+
+// changeHead is a Change without its object.
+type changeHead struct {
+	Type ChangeType `json:"type"`
+	ObjectRef
+}
+
+// EncodeStoredChange is one Change's JSON for EncodeStoredEvent, checked as
+// Encode checks a change but with the object (one the server made from a
+// stored value) copied in as it is. One encoding serves every node the
+// change goes to.
+func EncodeStoredChange(c *Change) ([]byte, error) {
+	if err := checkChangeType(c.Type); err != nil {
+		return nil, fmt.Errorf("encode change: %w", err)
+	}
+	if err := c.ObjectRef.check(); err != nil {
+		return nil, fmt.Errorf("encode change: %w", err)
+	}
+	if (len(c.Object) == 0 || string(c.Object) == "null") && c.Type != Deleted {
+		return nil, fmt.Errorf("encode change: object: missing, want the object for %s", c.Type)
+	}
+	head, err := json.Marshal(changeHead{Type: c.Type, ObjectRef: c.ObjectRef})
+	if err != nil || len(c.Object) == 0 {
+		return head, err
+	}
+	return appendObject(head, c.Object), nil
+}
+
+// appendObject is head (a JSON object) with "object" added as raw.
+func appendObject(head, raw []byte) []byte {
+	out := make([]byte, 0, len(head)+len(`,"object":`)+len(raw))
+	out = append(out, head[:len(head)-1]...) // without its closing brace
+	out = append(out, `,"object":`...)
+	out = append(out, raw...)
+	return append(out, '}')
+}
+
+// EncodeStoredEvent is the payload of a CHANGES Event from changes
+// encoded by EncodeStoredChange, its revisions checked as Encode checks
+// them.
+func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
+	e := Event{Type: EventChanges, Rev: rev, Prev: prev}
+	if err := e.check(); err != nil {
+		return nil, fmt.Errorf("encode event: %w", err)
+	}
+	if len(changes) == 0 {
+		return json.Marshal(e)
+	}
+	out := fmt.Appendf(nil, `{"type":%q,"rev":%d,"prev":%d,"changes":[`, EventChanges, rev, prev)
+	for i, c := range changes {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c...)
+	}
+	return append(out, "]}"...), nil
+}
