@@ -83,7 +83,7 @@ func TestClockWatchSaysWhatIsWrong(t *testing.T) {
 	if got := logs.String(); !strings.Contains(got, "level=WARN") || !strings.Contains(got, "before the node certificate's start") {
 		t.Errorf("log: %q, want a warning about the clock", got)
 	}
-	if off := w.Now().Sub(time.Now()).Abs(); off > 5*time.Second {
+	if off := time.Until(w.Now()).Abs(); off > 5*time.Second {
 		t.Errorf("Now with the clock in 1970: %s from the real time, want the server's time", off)
 	}
 	w.now = func() time.Time { return time.Now().Add(-20 * time.Minute) }
