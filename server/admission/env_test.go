@@ -18,24 +18,15 @@ import (
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/server/registry"
+	"github.com/bramble-edge/bramble/server/registry/registrytest"
 )
 
 // newRegistry is the real registry on a SQLite store in a temporary
 // folder, with the policy plugins installed.
 func newRegistry(t testing.TB) (*registry.Registry, *registry.Client) {
 	t.Helper()
+	reg := registrytest.New(t)
 	ctx := context.Background()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"),
-		datastore.SQLiteConfig{Logger: quiet, CompactInterval: -1})
-	if err != nil {
-		t.Fatalf("open datastore: %v", err)
-	}
-	t.Cleanup(func() { store.Close() })
-	reg, err := registry.New(ctx, registry.Config{Store: store, Log: quiet})
-	if err != nil {
-		t.Fatalf("registry.New: %v", err)
-	}
 	if err := InstallPolicy(ctx, reg); err != nil {
 		t.Fatalf("InstallPolicy: %v", err)
 	}

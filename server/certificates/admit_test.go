@@ -3,7 +3,6 @@ package certificates
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,22 +12,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
-	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/registry"
+	"github.com/bramble-edge/bramble/server/registry/registrytest"
 )
 
 func newRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	ctx := context.Background()
-	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
-	if err != nil {
-		t.Fatalf("open datastore: %v", err)
-	}
-	t.Cleanup(func() { store.Close() })
-	reg, err := registry.New(ctx, registry.Config{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg := registrytest.New(t)
 	reg.Use(&Admission{})
 	return reg
 }

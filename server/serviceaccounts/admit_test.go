@@ -2,7 +2,6 @@ package serviceaccounts
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,25 +9,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/controllers"
-	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/server/registry"
+	"github.com/bramble-edge/bramble/server/registry/registrytest"
 )
 
 func newRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	ctx := context.Background()
-	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
-	if err != nil {
-		t.Fatalf("open datastore: %v", err)
-	}
-	t.Cleanup(func() { store.Close() })
-	reg, err := registry.New(ctx, registry.Config{Store: store})
-	if err != nil {
-		t.Fatalf("registry: %v", err)
-	}
+	reg := registrytest.New(t)
 	a := New(reg)
 	reg.Use(a)
-	if err := a.EnsureAll(ctx); err != nil {
+	if err := a.EnsureAll(context.Background()); err != nil {
 		t.Fatalf("EnsureAll: %v", err)
 	}
 	return reg
