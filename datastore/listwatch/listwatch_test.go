@@ -128,8 +128,10 @@ func TestFollowerSurvivesWatchFaults(t *testing.T) {
 		mustPut(t, store, fmt.Sprintf("/p/k%d", i), "v")
 		want = append(want, fmt.Sprintf("upsert k%d=v", i))
 		waitLines(t, s, want)
-		store.CutWatches("/p/")
+		// Arm the failure before the cut: armed after, the follower could
+		// reopen in between and never meet it.
 		store.FailWatches("/p/", 1, errors.New("injected watch failure"))
+		store.CutWatches("/p/")
 	}
 	mustPut(t, store, "/p/last", "v")
 	waitLines(t, s, append(want, "upsert last=v"))
