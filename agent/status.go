@@ -55,7 +55,18 @@ func (b *statusBatch) OnStatus(pod *corev1.Pod, status corev1.PodStatus) {
 	b.pending[pod.Namespace+"/"+pod.Name] = mqtt.PodStatusEntry{Namespace: pod.Namespace, Name: pod.Name,
 		UID: string(pod.UID), Status: *status.DeepCopy()}
 	b.mu.Unlock()
+	b.logger.Debug("pod status", "pod", pod.Namespace+"/"+pod.Name, "phase", status.Phase, "ready", podReady(status))
 	b.poke()
+}
+
+// podReady reads the pod's Ready condition.
+func podReady(status corev1.PodStatus) bool {
+	for _, c := range status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func (b *statusBatch) poke() {
