@@ -34,14 +34,20 @@ type nodeCertRecord struct {
 	// deleted while no server watched); an unseen one is a node still
 	// joining and is left alone.
 	NodeSeen bool `json:"nodeSeen,omitempty"`
+	// Previous (hex) is the serial of the certificate that asked for the
+	// renewal that issued Serial: it may renew again, and only renew,
+	// until Serial is first used, so a node whose answer was lost is not
+	// locked out (registry_renewal.go).
+	Previous string `json:"previous,omitempty"`
 }
 
 // certEntry is the in-memory state of one node: its valid serial, or nil
 // when the record was deleted (a tombstone), as of revision rev.
 type certEntry struct {
-	serial *big.Int
-	seen   bool // the record's NodeSeen
-	rev    int64
+	serial   *big.Int
+	previous *big.Int // the record's Previous; nil once serial was used
+	seen     bool     // the record's NodeSeen
+	rev      int64
 }
 
 // NodeCertRegistryConfig tunes a NodeCertRegistry; zero values get defaults.
@@ -74,6 +80,7 @@ type NodeCertRegistry struct {
 	entries map[string]certEntry
 
 	follow *listwatch.Follower
+	bg     sync.WaitGroup // confirmations being written
 }
 
 // NewNodeCertRegistry returns a registry over store; Start loads it.
@@ -104,12 +111,16 @@ func (r *NodeCertRegistry) Valid(_ context.Context, node string, serial *big.Int
 // error wrapping ErrCertRevoked that says what happened.
 func (r *NodeCertRegistry) Check(node string, cert *x509.Certificate) error {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	e, ok := r.entries[node]
+	loaded := r.loaded
+	r.mu.RUnlock()
 	switch {
-	case !r.loaded:
+	case !loaded:
 		return fmt.Errorf("%w: node certificate records are not loaded yet; try again shortly", ErrCertRevoked)
 	case ok && e.serial != nil && e.serial.Cmp(cert.SerialNumber) == 0:
+		if e.previous != nil {
+			r.confirm(node, e.serial)
+		}
 		return nil
 	case ok && e.serial != nil:
 		return fmt.Errorf("%w: certificate %x of node %s was replaced by a newer join", ErrCertRevoked, cert.SerialNumber, node)
@@ -121,12 +132,21 @@ func (r *NodeCertRegistry) Check(node string, cert *x509.Certificate) error {
 
 // Record makes cert the one certificate node may use.
 func (r *NodeCertRegistry) Record(ctx context.Context, node string, cert *x509.Certificate) error {
+	return r.record(ctx, node, cert, nil)
+}
+
+// record is Record noting previous (nil: none) as the record's Previous.
+func (r *NodeCertRegistry) record(ctx context.Context, node string, cert *x509.Certificate, previous *big.Int) error {
 	seen, err := nodeExists(ctx, r.store, node)
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
-	value, err := json.Marshal(nodeCertRecord{Node: node, Serial: cert.SerialNumber.Text(16),
-		NotAfter: cert.NotAfter.UTC(), Issued: r.cfg.Now().UTC(), NodeSeen: seen})
+	rec := nodeCertRecord{Node: node, Serial: cert.SerialNumber.Text(16),
+		NotAfter: cert.NotAfter.UTC(), Issued: r.cfg.Now().UTC(), NodeSeen: seen}
+	if previous != nil {
+		rec.Previous = previous.Text(16)
+	}
+	value, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
@@ -134,7 +154,7 @@ func (r *NodeCertRegistry) Record(ctx context.Context, node string, cert *x509.C
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
-	r.apply(node, certEntry{serial: new(big.Int).Set(cert.SerialNumber), seen: seen, rev: rev})
+	r.apply(node, certEntry{serial: new(big.Int).Set(cert.SerialNumber), previous: previous, seen: seen, rev: rev})
 	return nil
 }
 

@@ -25,6 +25,7 @@ func (r *NodeCertRegistry) Stop() {
 	if r.follow != nil {
 		r.follow.Stop()
 	}
+	r.bg.Wait()
 }
 
 // recordsHandler applies what the Follower of NodeCertPrefix hands over.
@@ -91,5 +92,11 @@ func parseRecord(kv *datastore.KeyValue) (certEntry, error) {
 	if !ok {
 		return certEntry{}, fmt.Errorf("serial %q is not hexadecimal", rec.Serial)
 	}
-	return certEntry{serial: serial, seen: rec.NodeSeen, rev: kv.ModRevision}, nil
+	e := certEntry{serial: serial, seen: rec.NodeSeen, rev: kv.ModRevision}
+	if rec.Previous != "" {
+		if e.previous, ok = new(big.Int).SetString(rec.Previous, 16); !ok {
+			return certEntry{}, fmt.Errorf("previous serial %q is not hexadecimal", rec.Previous)
+		}
+	}
+	return e, nil
 }

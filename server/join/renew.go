@@ -1,12 +1,14 @@
 package join
 
 import (
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"mime"
 	"net/http"
 	"slices"
@@ -22,11 +24,12 @@ import (
 // RenewPath is where RenewHandler is mounted.
 const RenewPath = nodejoin.RenewPath
 
-// CertChecker says whether a certificate is still a node's current one
-// (*NodeCertRegistry).
+// CertChecker says whether a certificate may renew, and records a renewed
+// one (*NodeCertRegistry; see registry_renewal.go for why a certificate
+// just replaced by a renewal may renew again).
 type CertChecker interface {
-	CertRecorder
-	Check(node string, cert *x509.Certificate) error
+	CheckRenewal(node string, cert *x509.Certificate) error
+	RecordRenewal(ctx context.Context, node string, cert *x509.Certificate, from *big.Int) error
 }
 
 // RenewConfig holds what the renewal endpoint needs. CA and Certs are
@@ -44,7 +47,8 @@ type RenewConfig struct {
 // RenewHandler answers POST nodejoin.RenewPath: a node that presents its
 // current certificate (verified by the TLS layer against the cluster CA,
 // and current by the registry) gets a certificate for the key of its CSR,
-// under the same name; the registry then holds only the new one. Mount it
+// under the same name; the registry then holds only the new one (and the
+// asking one, for renewal only, until the new one is used). Mount it
 // ahead of authentication, beside Handler.
 func RenewHandler(cfg RenewConfig) (http.Handler, error) {
 	if cfg.CA == nil || cfg.Certs == nil {
@@ -65,7 +69,7 @@ func RenewHandler(cfg RenewConfig) (http.Handler, error) {
 type renewer struct{ cfg RenewConfig }
 
 func (h *renewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	node, code, msg := h.caller(r)
+	node, from, code, msg := h.caller(r)
 	if code == http.StatusOK {
 		code, msg = h.check(r)
 	}
@@ -83,7 +87,7 @@ func (h *renewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
-	resp, err := h.renew(r, node, csr)
+	resp, err := h.renew(r, node, from, csr)
 	if err != nil {
 		h.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
@@ -93,20 +97,21 @@ func (h *renewer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
-// caller is the node whose current certificate came with r.
-func (h *renewer) caller(r *http.Request) (string, int, string) {
+// caller is the node whose certificate came with r, and that
+// certificate's serial.
+func (h *renewer) caller(r *http.Request) (string, *big.Int, int, string) {
 	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
-		return "", http.StatusUnauthorized, "renewal needs the node's current certificate (mutual TLS)"
+		return "", nil, http.StatusUnauthorized, "renewal needs the node's current certificate (mutual TLS)"
 	}
 	cert := r.TLS.VerifiedChains[0][0]
 	node, ok := strings.CutPrefix(cert.Subject.CommonName, nodejoin.NodeUserPrefix)
 	if !ok || node == "" || !slices.Contains(cert.Subject.Organization, nodejoin.NodeGroup) {
-		return "", http.StatusForbidden, fmt.Sprintf("certificate %q is not a node certificate", cert.Subject.CommonName)
+		return "", nil, http.StatusForbidden, fmt.Sprintf("certificate %q is not a node certificate", cert.Subject.CommonName)
 	}
-	if err := h.cfg.Certs.Check(node, cert); err != nil {
-		return "", http.StatusUnauthorized, err.Error()
+	if err := h.cfg.Certs.CheckRenewal(node, cert); err != nil {
+		return "", nil, http.StatusUnauthorized, err.Error()
 	}
-	return node, http.StatusOK, ""
+	return node, cert.SerialNumber, http.StatusOK, ""
 }
 
 func (h *renewer) check(r *http.Request) (int, string) {
@@ -119,7 +124,7 @@ func (h *renewer) check(r *http.Request) (int, string) {
 	return http.StatusOK, ""
 }
 
-func (h *renewer) renew(r *http.Request, node string, csr *x509.CertificateRequest) (*nodejoin.Response, error) {
+func (h *renewer) renew(r *http.Request, node string, from *big.Int, csr *x509.CertificateRequest) (*nodejoin.Response, error) {
 	certPEM, err := h.cfg.CA.SignClientCert(csr, nodejoin.NodeUserPrefix+node, []string{nodejoin.NodeGroup}, h.cfg.CertValidity)
 	if err != nil {
 		return nil, fmt.Errorf("sign certificate of node %s: %w", node, err)
@@ -128,7 +133,7 @@ func (h *renewer) renew(r *http.Request, node string, csr *x509.CertificateReque
 	if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Certs.Record(r.Context(), node, cert); err != nil {
+	if err := h.cfg.Certs.RecordRenewal(r.Context(), node, cert, from); err != nil {
 		return nil, err
 	}
 	h.cfg.Logger.Info("node certificate renewed", "node", node, "addr", r.RemoteAddr,
