@@ -36,11 +36,10 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if cfg.WrapStore != nil {
 		revStore = cfg.WrapStore(revStore)
 	}
-	certs := join.NewNodeCertRegistry(revStore, join.NodeCertRegistryConfig{Logger: s.log, OnInvalidate: side.revoke})
-	if err := certs.Start(bg); err != nil {
-		return nil, fmt.Errorf("node certificate registry: %w", err)
+	certs, err := s.startNodeCerts(bg, cfg, revStore, side)
+	if err != nil {
+		return nil, err
 	}
-	s.stops = append(s.stops, certs.Stop)
 	viewerCreds, err := s.startViewerRecords(bg, revStore, side)
 	if err != nil {
 		return nil, err

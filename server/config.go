@@ -33,6 +33,8 @@ type Config struct {
 	MQTTBroker          string        // --mqtt-broker mqtts://HOST:PORT: use an external broker instead
 	MQTTCA              string        // --mqtt-ca: CA bundle that signed the external broker's certificate
 	MQTTCert, MQTTKey   string        // --mqtt-cert, --mqtt-key: the server's identity at the external broker
+	MosquittoACL        string        // --mosquitto-acl: the external mosquitto's ACL file, kept in step with the nodes
+	MosquittoPID        string        // --mosquitto-pid: its pid file, signalled after each change
 	// NodeMonitorGracePeriod (--node-monitor-grace-period): how long a node
 	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
 	NodeMonitorGracePeriod time.Duration
@@ -198,10 +200,13 @@ func (c *Config) validateMQTT() error {
 		return fmt.Errorf("--mqtt-listen-port %d: must be between 1 and 65535", c.MQTTListenPort)
 	}
 	if c.MQTTBroker == "" {
-		if c.MQTTCA != "" || c.MQTTCert != "" || c.MQTTKey != "" {
-			return fmt.Errorf("--mqtt-ca, --mqtt-cert and --mqtt-key go with --mqtt-broker")
+		if c.MQTTCA != "" || c.MQTTCert != "" || c.MQTTKey != "" || c.MosquittoACL != "" || c.MosquittoPID != "" {
+			return fmt.Errorf("--mqtt-ca, --mqtt-cert, --mqtt-key, --mosquitto-acl and --mosquitto-pid go with --mqtt-broker")
 		}
 		return nil
+	}
+	if (c.MosquittoACL == "") != (c.MosquittoPID == "") {
+		return fmt.Errorf("--mosquitto-acl and --mosquitto-pid go together (the ACL file is useless until mosquitto reloads it)")
 	}
 	if !strings.HasPrefix(c.MQTTBroker, "mqtts://") {
 		return fmt.Errorf("--mqtt-broker %q: must be mqtts://HOST:PORT (identities are TLS certificates)", c.MQTTBroker)

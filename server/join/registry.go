@@ -63,6 +63,12 @@ type NodeCertRegistryConfig struct {
 	// MQTT broker can drop the node's live sessions. It runs on the
 	// registry's goroutines, outside its locks, and must not block.
 	OnInvalidate func(node string)
+	// OnChange, when set, is called with a node's name each time the node
+	// gains or loses a current certificate (a first join, a deletion),
+	// whichever server made the change; for a join here, before Record
+	// returns. Same rules as OnInvalidate (may block briefly: the
+	// mosquitto ACL file is rewritten from it).
+	OnChange func(node string)
 }
 
 // NodeCertRegistry records the certificate issued to each node and answers,
@@ -137,6 +143,7 @@ func (r *NodeCertRegistry) Record(ctx context.Context, node string, cert *x509.C
 
 // record is Record noting previous (nil: none) as the record's Previous.
 func (r *NodeCertRegistry) record(ctx context.Context, node string, cert *x509.Certificate, previous *big.Int) error {
+	first := !r.hasCert(node)
 	seen, err := nodeExists(ctx, r.store, node)
 	if err != nil {
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
@@ -155,6 +162,11 @@ func (r *NodeCertRegistry) record(ctx context.Context, node string, cert *x509.C
 		return fmt.Errorf("record certificate of node %s: %w", node, err)
 	}
 	r.apply(node, certEntry{serial: new(big.Int).Set(cert.SerialNumber), previous: previous, seen: seen, rev: rev})
+	if first {
+		// The watch may have applied the record first, its OnChange still
+		// running: OnChange's work must be done before the join is answered.
+		r.changed(node)
+	}
 	return nil
 }
 
@@ -221,6 +233,9 @@ func (r *NodeCertRegistry) apply(node string, e certEntry) {
 	r.mu.Unlock()
 	if invalidates(old.serial, e.serial) {
 		r.notify(node)
+	}
+	if (old.serial != nil) != (e.serial != nil) {
+		r.changed(node)
 	}
 }
 

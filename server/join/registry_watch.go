@@ -74,10 +74,14 @@ func (r *NodeCertRegistry) reload(l *listwatch.List) error {
 			gone = append(gone, node)
 		}
 	}
+	changed := presenceChanges(r.entries, fresh)
 	r.entries, r.loaded = fresh, true
 	r.mu.Unlock()
 	for _, node := range gone {
 		r.notify(node)
+	}
+	for _, node := range changed {
+		r.changed(node)
 	}
 	return nil
 }
