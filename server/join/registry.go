@@ -85,8 +85,9 @@ type NodeCertRegistry struct {
 	loaded  bool
 	entries map[string]certEntry
 
-	follow *listwatch.Follower
-	bg     sync.WaitGroup // confirmations being written
+	follow   *listwatch.Follower
+	bg       sync.WaitGroup // confirmations being written
+	stopping bool           // under mu: no more confirmations are written
 }
 
 // NewNodeCertRegistry returns a registry over store; Start loads it.

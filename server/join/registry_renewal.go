@@ -52,11 +52,14 @@ func (r *NodeCertRegistry) confirm(node string, serial *big.Int) {
 		e.previous = nil
 		r.entries[node] = e
 	}
+	write := changed && !r.stopping
+	if write {
+		r.bg.Add(1) // under mu: Stop sets stopping under mu before it waits
+	}
 	r.mu.Unlock()
-	if !changed {
+	if !write {
 		return
 	}
-	r.bg.Add(1)
 	go func() {
 		defer r.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -25,6 +25,9 @@ func (r *NodeCertRegistry) Stop() {
 	if r.follow != nil {
 		r.follow.Stop()
 	}
+	r.mu.Lock()
+	r.stopping = true
+	r.mu.Unlock()
 	r.bg.Wait()
 }
 
