@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 
@@ -14,7 +15,8 @@ import (
 // in step with the node certificate records: a node gets its section when
 // it first joins (before the join is answered) and loses it when its Node
 // is deleted, whichever server made the change; mosquitto is signalled
-// (--mosquitto-pid) after each change. nil without --mosquitto-acl.
+// (--mosquitto-pid) after each change. The server's own section (the CN
+// of --mqtt-cert) is kept in the file. nil without --mosquitto-acl.
 type mosquittoACL struct {
 	sync  *broker.MosquittoSync
 	nodes func() []string
@@ -25,7 +27,12 @@ func newMosquittoACL(cfg Config, log *slog.Logger) (*mosquittoACL, error) {
 	if cfg.MosquittoACL == "" {
 		return nil, nil
 	}
-	s, err := broker.NewMosquittoSync(broker.MosquittoSyncConfig{ACLFile: cfg.MosquittoACL, PIDFile: cfg.MosquittoPID, Logger: log})
+	pair, err := tls.LoadX509KeyPair(cfg.MQTTCert, cfg.MQTTKey)
+	if err != nil {
+		return nil, fmt.Errorf("--mqtt-cert/--mqtt-key: %w", err)
+	}
+	s, err := broker.NewMosquittoSync(broker.MosquittoSyncConfig{ACLFile: cfg.MosquittoACL, PIDFile: cfg.MosquittoPID,
+		Server: pair.Leaf.Subject.CommonName, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--mosquitto-acl: %w", err)
 	}

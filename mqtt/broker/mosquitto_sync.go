@@ -28,7 +28,11 @@ type MosquittoSync struct {
 type MosquittoSyncConfig struct {
 	ACLFile string
 	PIDFile string
-	Logger  *slog.Logger // default slog.Default()
+	// Server, when set, is the CN the server connects to mosquitto with:
+	// its section is added when the file lacks it (a missing file would
+	// otherwise lock the server out).
+	Server string
+	Logger *slog.Logger // default slog.Default()
 	// Resignal is how long after a reload mosquitto is signalled once
 	// more: mosquitto forgets a SIGHUP that arrives while it reloads, so
 	// the last change of a burst could otherwise go unread. Default 300ms.
@@ -66,7 +70,13 @@ func (s *MosquittoSync) SetNodes(nodes []string) error {
 	if s.stopped || (s.written != nil && slices.Equal(s.written, want)) {
 		return nil
 	}
-	if err := UpdateMosquittoACL(s.cfg.ACLFile, func(a *MosquittoACL) { a.Nodes = want }); err != nil {
+	err := UpdateMosquittoACL(s.cfg.ACLFile, func(a *MosquittoACL) {
+		a.Nodes = want
+		if s.cfg.Server != "" && !slices.Contains(a.Servers, s.cfg.Server) {
+			a.Servers = append(a.Servers, s.cfg.Server)
+		}
+	})
+	if err != nil {
 		return err
 	}
 	s.written = want

@@ -19,7 +19,7 @@ import (
 func newMosquittoSync(t *testing.T, m *mosquitto) *broker.MosquittoSync {
 	t.Helper()
 	s, err := broker.NewMosquittoSync(broker.MosquittoSyncConfig{ACLFile: filepath.Join(m.dir, "acl"),
-		PIDFile: m.pidFile, Logger: testLogger(t)})
+		PIDFile: m.pidFile, Server: broker.DefaultServerName, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +30,15 @@ func newMosquittoSync(t *testing.T, m *mosquitto) *broker.MosquittoSync {
 // TestMosquittoSyncCutsOffDeletedNodes: nodes granted and removed through
 // MosquittoSync, as the server does on joins and Node deletions, against
 // real mosquitto with the shipped configuration: a node that is removed
-// gets nothing more on its live session, others keep theirs, and the
-// server's and viewers' sections stay.
+// gets nothing more on its live session, others keep theirs, the
+// viewers' sections stay, and the server's own section is put back when
+// the file lost it.
 func TestMosquittoSyncCutsOffDeletedNodes(t *testing.T) {
 	env, m := newMosquittoEnv(t)
 	m.updateACL(t, func(a *broker.MosquittoACL) { a.Viewers = append(a.Viewers, "dash") })
+	if err := broker.UpdateMosquittoACL(filepath.Join(m.dir, "acl"), func(a *broker.MosquittoACL) { a.Servers = nil }); err != nil {
+		t.Fatal(err) // not reloaded: the server keeps its rights until the sync's first reload
+	}
 	s := newMosquittoSync(t, m)
 	nodes := map[string]bool{}
 	set := func(t testing.TB) {
@@ -60,8 +64,8 @@ func TestMosquittoSyncCutsOffDeletedNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(acl.Servers) == 0 || !slices.Equal(acl.Viewers, []string{"dash"}) || len(acl.Nodes) != 1 {
-		t.Errorf("ACL after the sync: servers %v, viewers %v, nodes %v; want the shipped server, dash, and the witness", acl.Servers, acl.Viewers, acl.Nodes)
+	if !slices.Equal(acl.Servers, []string{broker.DefaultServerName}) || !slices.Equal(acl.Viewers, []string{"dash"}) || len(acl.Nodes) != 1 {
+		t.Errorf("ACL after the sync: servers %v, viewers %v, nodes %v; want the server, dash, and the witness", acl.Servers, acl.Viewers, acl.Nodes)
 	}
 }
 
