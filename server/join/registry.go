@@ -171,15 +171,6 @@ func (r *NodeCertRegistry) record(ctx context.Context, node string, cert *x509.C
 	return nil
 }
 
-// nodeExists reports whether node's Node object is stored.
-func nodeExists(ctx context.Context, store datastore.Store, node string) (bool, error) {
-	_, err := store.Get(ctx, nodes.Key("", node))
-	if errors.Is(err, datastore.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // put creates or replaces key, retrying when a concurrent writer wins.
 func (r *NodeCertRegistry) put(ctx context.Context, key string, value []byte) (int64, error) {
 	for attempt := 0; ; attempt++ {

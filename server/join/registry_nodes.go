@@ -1,6 +1,12 @@
 package join
 
-import "slices"
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/bramble-edge/bramble/datastore"
+)
 
 // Nodes lists, sorted, the nodes that hold a current certificate: the
 // identities an external broker must let in (broker.MosquittoSync).
@@ -45,4 +51,13 @@ func presenceChanges(was, now map[string]certEntry) []string {
 		}
 	}
 	return out
+}
+
+// nodeExists reports whether node's Node object is stored.
+func nodeExists(ctx context.Context, store datastore.Store, node string) (bool, error) {
+	_, err := store.Get(ctx, nodes.Key("", node))
+	if errors.Is(err, datastore.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
