@@ -22,8 +22,8 @@ func (r ObjectRef) check() error {
 	if r.Namespace != "" && !validName(r.Namespace) {
 		return fmt.Errorf("namespace: got %q, want empty or a DNS name", r.Namespace)
 	}
-	if !validName(r.Name) {
-		return fmt.Errorf("name: got %q, want a DNS subdomain name (1-253 of a-z, 0-9, '-', '.')", r.Name)
+	if !validObjectName(r.Name) {
+		return fmt.Errorf("name: got %q, want an object name (1-%d bytes, not \".\" or \"..\", without '/', '%%', '+', '#' or control characters)", r.Name, maxObjectName)
 	}
 	return nil
 }
@@ -39,6 +39,27 @@ func validName(s string) bool {
 		c := s[i]
 		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 		if !alnum && (c != '-' && c != '.' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxObjectName bounds an object name on the wire; the API's own rules
+// keep real names far shorter.
+const maxObjectName = 1024
+
+// validObjectName accepts what the API accepts as an object's name in a
+// path (ClusterRoles named "system:...", the APIService "v1."), less what
+// would break a topic level or a file name: '/', '%', the MQTT wildcards
+// '+' and '#', control characters, and the names "." and "..".
+func validObjectName(s string) bool {
+	if len(s) == 0 || len(s) > maxObjectName || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == 0x7f, c == '/', c == '%', c == '+', c == '#':
 			return false
 		}
 	}

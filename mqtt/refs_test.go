@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,5 +59,30 @@ func TestValidName(t *testing.T) {
 		if validName(s) {
 			t.Errorf("validName(%q): got true, want false", s)
 		}
+	}
+}
+
+// Object names follow the API's path rule, not the DNS one: names the
+// API serves (ClusterRoles, the core APIService) must reach watchers.
+func TestValidObjectName(t *testing.T) {
+	for _, s := range []string{"a", "system:aggregate-to-admin", "v1.", "Upper_case", "ä", "..a"} {
+		if !validObjectName(s) {
+			t.Errorf("validObjectName(%q): got false, want true", s)
+		}
+	}
+	for _, s := range []string{"", ".", "..", "a/b", "a%2F", "a+b", "a#", "a\x00b", "a\nb", string(make([]byte, maxObjectName+1))} {
+		if validObjectName(s) {
+			t.Errorf("validObjectName(%q): got true, want false", s)
+		}
+	}
+}
+
+func TestWatchEventOfClusterRole(t *testing.T) {
+	ref := ObjectRef{Resource: "clusterroles", Name: "system:aggregate-to-view"}
+	if err := ref.check(); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if err := (ObjectRef{Resource: "clusterroles", Name: "a/b"}).check(); err == nil || !strings.Contains(err.Error(), "name:") {
+		t.Fatalf("check of a/b: got %v, want an error naming the name", err)
 	}
 }
