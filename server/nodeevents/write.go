@@ -20,8 +20,8 @@ import (
 const Source = "kubelet"
 
 var (
-	podsResource   = api.MustLookup("", "v1", "pods")
-	nodesResource  = api.MustLookup("", "v1", "nodes")
+	podsResource  = api.MustLookup("", "v1", "pods")
+	nodesResource = api.MustLookup("", "v1", "nodes")
 )
 
 // errDenied: a node reported about an object that is not its own.
