@@ -14,7 +14,7 @@ import (
 
 // recorded is one event a worker recorded.
 type recorded struct {
-	obj                   mqtt.EventObject
+	obj                  mqtt.EventObject
 	typ, reason, message string
 }
 
