@@ -33,7 +33,7 @@ type Config struct {
 	Bus    mqtt.Bus
 	Client Client
 	Logger *slog.Logger
-	// WritesPerSecond and Burst cap each node's Event writes (2/s, 50):
+	// WritesPerSecond and Burst cap each node's Event writes (5/s, 50):
 	// past them a report's series are skipped (the next report of a series
 	// carries its whole count, so only freshness is lost).
 	WritesPerSecond float64
@@ -53,7 +53,7 @@ func (c *Config) setDefaults() error {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if c.WritesPerSecond <= 0 {
-		c.WritesPerSecond = 2
+		c.WritesPerSecond = 5
 	}
 	if c.Burst <= 0 {
 		c.Burst = 50
