@@ -16,29 +16,33 @@ type Publisher interface {
 
 // Run sends batches through pub until ctx ends: FlushDelay after the first
 // change of a quiet spell, again when a throttled series' object gets its
-// next token, and every retry interval while sending fails.
+// next token (sooner when something new comes meanwhile), and every retry
+// interval while sending fails.
 func (r *Recorder) Run(ctx context.Context, pub Publisher) {
 	const retry = 5 * time.Second
 	var wait <-chan time.Time
+	var due time.Time // when wait fires
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.kick:
-			if wait == nil {
-				wait = r.cfg.Clock.After(r.cfg.FlushDelay)
+			if soon := r.cfg.Clock.Now().Add(r.cfg.FlushDelay); wait == nil || (!failing && due.After(soon)) {
+				wait, due = r.cfg.Clock.After(r.cfg.FlushDelay), soon
 			}
 			continue
 		case <-wait:
 		}
 		wait = nil
 		next, err := r.Flush(ctx, pub)
+		failing = err != nil
 		switch {
 		case err != nil && ctx.Err() == nil:
 			r.cfg.Logger.Debug("events not sent; kept for later", "node", r.node, "err", err)
-			wait = r.cfg.Clock.After(retry)
+			wait, due = r.cfg.Clock.After(retry), r.cfg.Clock.Now().Add(retry)
 		case next > 0:
-			wait = r.cfg.Clock.After(next)
+			wait, due = r.cfg.Clock.After(next), r.cfg.Clock.Now().Add(next)
 		}
 	}
 }
