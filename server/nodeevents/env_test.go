@@ -56,14 +56,22 @@ func newEnv(t *testing.T, cfg nodeevents.Config) *env {
 	bus := e.broker.Bus()
 	t.Cleanup(func() { _ = bus.Close() })
 	cfg.Bus, cfg.Client, cfg.Logger = bus, e.client, quiet
+	cfg.Events = nodeevents.RegistryEvents(e.reg)
+	e.startIngest(cfg)
+	return e
+}
+
+// startIngest starts a new Ingest (as after a server restart).
+func (e *env) startIngest(cfg nodeevents.Config) {
+	e.t.Helper()
+	var err error
 	if e.ingest, err = nodeevents.New(cfg); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 	if err := e.ingest.Start(context.Background()); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
-	t.Cleanup(e.ingest.Stop)
-	return e
+	e.t.Cleanup(e.ingest.Stop)
 }
 
 // create stores obj through the registry.

@@ -32,6 +32,9 @@ type Client interface {
 type Config struct {
 	Bus    mqtt.Bus
 	Client Client
+	// Events, when set, finds the Event an earlier server wrote for a
+	// series it does not remember (after a restart or a failover).
+	Events EventLister
 	Logger *slog.Logger
 	// WritesPerSecond and Burst cap each node's Event writes (5/s, 50):
 	// past them a report's series are skipped (the next report of a series

@@ -140,3 +140,39 @@ func TestDroppedEventsAreTold(t *testing.T) {
 		t.Errorf("got %+v, want a Warning on node pi-0 saying 7 were dropped", ev)
 	}
 }
+
+// A restarted server remembers no series: it finds the Event an earlier
+// one wrote and goes on counting on it.
+func TestARestartedServerUpdatesTheSameEvent(t *testing.T) {
+	e := newEnv(t, nodeevents.Config{})
+	e.node("pi-0")
+	pod := e.pod("web", "pi-0")
+	conn := e.connect("pi-0")
+	restart := func() {
+		e.ingest.Stop()
+		bus := e.broker.Bus()
+		t.Cleanup(func() { _ = bus.Close() })
+		e.startIngest(nodeevents.Config{Bus: bus, Client: e.client, Events: nodeevents.RegistryEvents(e.reg), Logger: quiet})
+	}
+	rec := events.New("pi-0", events.Config{})
+	ref := events.PodRef(pod, "app")
+	backOff := func(r *events.Recorder) {
+		r.Event(ref, events.Warning, "BackOff", "Back-off restarting failed container app")
+	}
+	backOff(rec)
+	backOff(rec)
+	send(t, conn, rec)
+	waitFor(t, "count 2", func() bool { evs := e.events(); return len(evs) == 1 && evs[0].Count == 2 })
+
+	restart()
+	backOff(rec)
+	send(t, conn, rec)
+	waitFor(t, "count 3 on the same Event", func() bool { return only(t, e, "BackOff").Count == 3 })
+
+	restart() // and the agent too, after the last write
+	again := events.New("pi-0", events.Config{})
+	time.Sleep(1100 * time.Millisecond) // an Event's timestamps keep whole seconds
+	backOff(again)
+	send(t, conn, again)
+	waitFor(t, "count 4 on the same Event", func() bool { return only(t, e, "BackOff").Count == 4 })
+}

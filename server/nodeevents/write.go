@@ -20,8 +20,9 @@ import (
 const Source = "kubelet"
 
 var (
-	podsResource  = api.MustLookup("", "v1", "pods")
-	nodesResource = api.MustLookup("", "v1", "nodes")
+	podsResource   = api.MustLookup("", "v1", "pods")
+	nodesResource  = api.MustLookup("", "v1", "nodes")
+	eventsResource = api.MustLookup("", "v1", "events")
 )
 
 // errDenied: a node reported about an object that is not its own.
@@ -61,6 +62,17 @@ func (in *Ingest) write(ctx context.Context, node string, ev *mqtt.NodeEvent) er
 		}
 		in.stats.failed.Add(1)
 		return err
+	}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	if w, err := in.adopt(ctx, node, ns, ev); err != nil || w != nil {
+		if err != nil {
+			in.stats.failed.Add(1)
+			return err
+		}
+		return in.update(ctx, key, w, ev)
 	}
 	return in.create(ctx, key, obj, node, ev, 0)
 }
@@ -127,24 +139,49 @@ func (in *Ingest) update(ctx context.Context, key seriesKey, w *written, ev *mqt
 	if !ev.FirstTimestamp.Equal(w.seriesFirst) {
 		base = w.ev.Count // the agent restarted its series
 	}
-	count := base + ev.Count
-	if count <= w.ev.Count && !ev.LastTimestamp.After(w.ev.LastTimestamp.Time) {
+	count := max(base+ev.Count, w.ev.Count) // an Event's count never goes down
+	if count == w.ev.Count && !ev.LastTimestamp.After(w.ev.LastTimestamp.Time) {
 		return nil
 	}
-	e := w.ev.DeepCopy()
-	e.Count, e.LastTimestamp = count, metav1.NewTime(ev.LastTimestamp)
-	out, err := in.cfg.Client.Update(ctx, e)
+	out, err := in.updateStored(ctx, w.ev, count, ev.LastTimestamp)
 	switch {
-	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+	case apierrors.IsNotFound(err): // expired or deleted: a new Event
 		in.forget(key)
-		return in.write(ctx, key.node, ev)
+		obj, aerr := in.authorize(ctx, key.node, &ev.Object)
+		if aerr != nil {
+			return aerr
+		}
+		return in.create(ctx, key, obj, key.node, ev, 0)
 	case err != nil:
+		in.forget(key)
 		in.stats.failed.Add(1)
-		return fmt.Errorf("update event %s/%s: %w", e.Namespace, e.Name, err)
+		return fmt.Errorf("update event %s/%s: %w", w.ev.Namespace, w.ev.Name, err)
 	}
 	in.stats.updated.Add(1)
-	in.remember(key, &written{ev: out.(*corev1.Event), seriesFirst: ev.FirstTimestamp, base: base})
+	in.remember(key, &written{ev: out, seriesFirst: ev.FirstTimestamp, base: base})
 	return nil
+}
+
+// updateStored writes count and last on the Event; on a conflict (another
+// server wrote it meanwhile) once more on what is stored, never lowering
+// its count.
+func (in *Ingest) updateStored(ctx context.Context, old *corev1.Event, count int32, last time.Time) (*corev1.Event, error) {
+	e := old.DeepCopy()
+	e.Count, e.LastTimestamp = count, metav1.NewTime(last)
+	out, err := in.cfg.Client.Update(ctx, e)
+	if apierrors.IsConflict(err) {
+		var cur api.Object
+		if cur, err = in.cfg.Client.Get(ctx, eventsResource, e.Namespace, e.Name); err != nil {
+			return nil, err
+		}
+		e = cur.(*corev1.Event).DeepCopy()
+		e.Count, e.LastTimestamp = max(count, e.Count), metav1.NewTime(last)
+		out, err = in.cfg.Client.Update(ctx, e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out.(*corev1.Event), nil
 }
 
 // droppedEvent tells, on the Node, that its agent dropped events.
