@@ -29,12 +29,7 @@ func (in *Ingest) adopt(ctx context.Context, node, namespace string, ev *mqtt.No
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}
-	var found *corev1.Event
-	for _, e := range list {
-		if e.Message == ev.Message && e.Source.Host == node && (found == nil || e.LastTimestamp.After(found.LastTimestamp.Time)) {
-			found = e
-		}
-	}
+	found := latest(list, node, ev.Message)
 	if found == nil {
 		return nil, nil
 	}
@@ -51,6 +46,17 @@ func (in *Ingest) adopt(ctx context.Context, node, namespace string, ev *mqtt.No
 	// from 0 undercounts until the agent's count passes the Event's, which
 	// update never lowers.
 	return w, nil
+}
+
+// latest is the newest of list from node with message, or nil.
+func latest(list []*corev1.Event, node, message string) *corev1.Event {
+	var found *corev1.Event
+	for _, e := range list {
+		if e.Message == message && e.Source.Host == node && (found == nil || e.LastTimestamp.After(found.LastTimestamp.Time)) {
+			found = e
+		}
+	}
+	return found
 }
 
 // RegistryEvents is the EventLister of a registry.

@@ -63,18 +63,25 @@ func (in *Ingest) write(ctx context.Context, node string, ev *mqtt.NodeEvent) er
 		in.stats.failed.Add(1)
 		return err
 	}
+	return in.adoptOrCreate(ctx, key, obj, ev)
+}
+
+// adoptOrCreate updates the Event an earlier server wrote for the series,
+// or creates one.
+func (in *Ingest) adoptOrCreate(ctx context.Context, key seriesKey, obj api.Object, ev *mqtt.NodeEvent) error {
 	ns := obj.GetNamespace()
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	if w, err := in.adopt(ctx, node, ns, ev); err != nil || w != nil {
-		if err != nil {
-			in.stats.failed.Add(1)
-			return err
-		}
+	w, err := in.adopt(ctx, key.node, ns, ev)
+	switch {
+	case err != nil:
+		in.stats.failed.Add(1)
+		return err
+	case w != nil:
 		return in.update(ctx, key, w, ev)
 	}
-	return in.create(ctx, key, obj, node, ev, 0)
+	return in.create(ctx, key, obj, key.node, ev, 0)
 }
 
 // authorize returns the object ev is about when it is the reporting node
