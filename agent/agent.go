@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bramble-edge/bramble/agent/events"
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
 	"github.com/bramble-edge/bramble/agent/pods"
@@ -42,6 +43,7 @@ type agent struct {
 	manager *pods.Manager
 	applier *Applier
 	status  *statusBatch
+	events  *events.Recorder
 	images  *imageDir
 	static  *staticPods
 	wg      sync.WaitGroup
@@ -84,10 +86,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer cl.Close()
 	a.status.setPublisher(cl)
+	a.goRun(func() { a.events.Run(ctx, cl) })
 	ren.onNew = cl.CertificateRenewed
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
-	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
+	ready := &readyWatch{rec: a.events, node: a.node.NodeName}
+	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, ready.see) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
 	return nil
@@ -113,13 +117,17 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 		rt.Close()
 		return nil, err
 	}
+	if err := noteBoot(a.events, cfg.AgentDir(), a.node.NodeName); err != nil {
+		cfg.Logger.Warn("reboot not checked", "err", err) // the agent runs on without the Rebooted event
+	}
 	a.images.scan(ctx)
 	a.manager.Start(ctx)
 	a.syncStatic()
 	a.goRun(func() { a.status.run(ctx) })
 	a.goRun(func() { a.images.watch(ctx, cfg.ImagePoll) })
 	a.goRun(func() { a.watchStatic(ctx) })
-	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger) })
+	gcTold := gcEvents(a.events, a.node.NodeName)
+	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger, gcTold) })
 	return a, nil
 }
 
@@ -134,8 +142,10 @@ func (a *agent) build(ctx context.Context) error {
 		return err
 	}
 	a.status = newStatusBatch(node.NodeName, 200*time.Millisecond, isStaticUID, cfg.Logger)
+	a.events = events.New(node.NodeName, events.Config{Logger: cfg.Logger})
 	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
-		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger})
+		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
+		Events: podEvents{rec: a.events, static: isStaticUID}})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}

@@ -55,11 +55,16 @@ func collectImages(ctx context.Context, g ImageGC, rt imageCollector, wanted fun
 	return rt.GarbageCollectImages(ctx, runtime.ImageGCPolicy{Path: g.Path, MinFreePercent: float64(100 - g.Low), Keep: keep})
 }
 
-// runImageGC checks the disk every Interval until ctx ends.
-func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger) {
+// runImageGC checks the disk every Interval until ctx ends; told hears
+// how each round went (ImageGCFailed, FreeDiskSpaceFailed events).
+func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger, told gcTold) {
 	every(ctx, g.Interval, func() {
-		if _, err := collectImages(ctx, g, rt, wanted, logger); err != nil && ctx.Err() == nil {
+		removed, err := collectImages(ctx, g, rt, wanted, logger)
+		if err != nil && ctx.Err() == nil {
 			logger.Error("image gc", "err", err)
+		}
+		if ctx.Err() == nil {
+			told(g, removed, err)
 		}
 	})
 }

@@ -168,7 +168,8 @@ func (b *statusBatch) publish(ctx context.Context, pub Publisher, entries []mqtt
 // on the status topic (QoS 0) until ctx ends. A heartbeat that finds no
 // connection is dropped (the next one is complete too) and the next try
 // comes after a second, so a node that just connected is seen at once.
-func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interval time.Duration, logger *slog.Logger) {
+// Each watch sees every collection (the node's Ready events).
+func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interval time.Duration, logger *slog.Logger, watch ...func(*nodeinfo.Node)) {
 	var seq uint64
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -180,7 +181,7 @@ func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interva
 		}
 		seq++
 		next := interval
-		if err := heartbeat(ctx, pub, cfg, seq, interval); err != nil && ctx.Err() == nil {
+		if err := heartbeat(ctx, pub, cfg, seq, interval, watch); err != nil && ctx.Err() == nil {
 			level := slog.LevelWarn
 			if errors.Is(err, client.ErrNotConnected) {
 				level, next = slog.LevelDebug, min(interval, time.Second)
@@ -191,10 +192,13 @@ func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interva
 	}
 }
 
-func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint64, interval time.Duration) error {
+func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint64, interval time.Duration, watch []func(*nodeinfo.Node)) error {
 	n, err := nodeinfo.Collect(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	for _, w := range watch {
+		w(n)
 	}
 	payload, err := n.Heartbeat(seq, interval).Encode()
 	if err != nil {

@@ -65,3 +65,7 @@ func NodeOfTopic(topic string) (string, bool) {
 	node, _, ok := strings.Cut(rest, "/")
 	return node, ok && node != ""
 }
+
+// EventsTopic carries agent -> server batches of events about the node and
+// its pods (QoS 1).
+func EventsTopic(node string) string { return NodeSubtree(node) + "events" }

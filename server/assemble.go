@@ -152,6 +152,9 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 		return fmt.Errorf("node status: %w", err)
 	}
 	s.stops = append(s.stops, s.Monitor.Stop)
+	if err := s.startNodeEvents(bg, side.bus); err != nil {
+		return err
+	}
 	pcfg := cfg.Publish
 	pcfg.Store, pcfg.Bus, pcfg.Logger = s.Store, side.bus, s.log
 	if pcfg.Pods == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/version"
 )
 
 // realContainerd starts a private containerd (failing when it is not
@@ -96,8 +97,8 @@ func checkNodeInfo(t *testing.T, info corev1.NodeSystemInfo) {
 	if !strings.HasPrefix(info.ContainerRuntimeVersion, "containerd://1.") {
 		t.Errorf("containerRuntimeVersion: got %q, want containerd://1.x", info.ContainerRuntimeVersion)
 	}
-	if info.KernelVersion == "" || info.OSImage == "" || info.OperatingSystem != "linux" || !strings.HasPrefix(info.KubeletVersion, "bramble/") {
-		t.Errorf("nodeInfo: got %+v, want kernel, OS image, linux and bramble/<version>", info)
+	if info.KernelVersion == "" || info.OSImage == "" || info.OperatingSystem != "linux" || info.KubeletVersion != version.KubeletVersion() {
+		t.Errorf("nodeInfo: got %+v, want kernel, OS image, linux and %s", info, version.KubeletVersion())
 	}
 	if info.BootID == "" {
 		t.Errorf("bootID: got empty, want /proc/sys/kernel/random/boot_id")

@@ -82,7 +82,7 @@ func systemInfo(root string) (corev1.NodeSystemInfo, string) {
 		OSImage:         osPrettyName(read("etc/os-release")),
 		OperatingSystem: goruntime.GOOS,
 		Architecture:    Architecture(goruntime.GOARCH, buildSetting("GOARM"), read("proc/cpuinfo")),
-		KubeletVersion:  "bramble/" + version.Version,
+		KubeletVersion:  version.KubeletVersion(), // kubeProxyVersion stays empty, as upstream now leaves it
 	}
 	if info.OSImage == "Linux" {
 		info.OSImage = osPrettyName(read("usr/lib/os-release"))

@@ -43,6 +43,8 @@ type ctrState struct {
 	nextStart        time.Time
 	imageBackoff     time.Duration
 	probes           probeSet
+	// The back-off steps already told by a BackOff event: one per step.
+	pullBackOffTold, crashBackOffTold time.Time
 }
 
 func (w *worker) ctr(name string) *ctrState {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/agent/events"
 	"github.com/bramble-edge/bramble/agent/runtime"
 )
 
@@ -24,6 +25,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	err := w.vols.prepare(ctx, pod)
 	if err != nil && (w.volErr == nil || w.volErr.Error() != err.Error()) {
 		w.log.Warn("prepare volumes", "err", err)
+		w.event(pod, "", events.Warning, "FailedMount", "MountVolume.SetUp failed: %v", err)
 	}
 	w.volErr = err
 	if !w.initDone && !w.syncInit(ctx, pod) {
@@ -56,7 +58,7 @@ func (w *worker) syncInit(ctx context.Context, pod *corev1.Pod) bool {
 			return false
 		}
 		if st.rs != nil && st.rs.State == runtime.StateExited {
-			w.onExit(st)
+			w.onExit(pod, st)
 			if pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
 				w.initFail = true
 				return false
@@ -76,6 +78,7 @@ func (w *worker) syncApp(ctx context.Context, pod *corev1.Pod, c *corev1.Contain
 	if st.rs != nil && st.rs.State == runtime.StateRunning {
 		if st.hash != hash {
 			w.log.Info("container spec changed, restarting", "container", c.Name)
+			w.event(pod, c.Name, events.Normal, "Killing", "Container %s definition changed, will be restarted", c.Name)
 			w.stop(ctx, pod, st)
 			w.observe(ctx, st)
 			st.exitHandled = true // replaced, not crashed
@@ -91,7 +94,7 @@ func (w *worker) syncApp(ctx context.Context, pod *corev1.Pod, c *corev1.Contain
 		}
 	}
 	if st.rs != nil && st.rs.State == runtime.StateExited {
-		w.onExit(st)
+		w.onExit(pod, st)
 		if !shouldRestart(pod.Spec.RestartPolicy, st.rs.ExitCode) {
 			return
 		}
@@ -112,11 +115,12 @@ func shouldRestart(p corev1.RestartPolicy, exitCode int) bool {
 }
 
 // onExit records an exit once: it sets when the next start may happen.
-func (w *worker) onExit(st *ctrState) {
+func (w *worker) onExit(pod *corev1.Pod, st *ctrState) {
 	if st.exitHandled {
 		return
 	}
 	st.exitHandled = true
+	w.exitEvents(pod, st)
 	st.probes.reset()
 	cfg := &w.m.cfg
 	if st.rs.FinishedAt.Sub(st.rs.StartedAt) >= cfg.BackoffReset {
@@ -148,6 +152,11 @@ func (w *worker) startWhenDue(ctx context.Context, pod *corev1.Pod, c *corev1.Co
 			st.waiting = "CrashLoopBackOff"
 			st.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
 				st.delay, c.Name, pod.Name, pod.Namespace, pod.UID)
+			if !st.crashBackOffTold.Equal(st.nextStart) {
+				st.crashBackOffTold = st.nextStart
+				w.event(pod, c.Name, events.Warning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)",
+					c.Name, pod.Name, pod.Namespace, pod.UID)
+			}
 		}
 		return
 	}

@@ -57,6 +57,8 @@ type Config struct {
 	BackoffReset   time.Duration
 	// DefaultGrace applies when a pod sets no terminationGracePeriodSeconds.
 	DefaultGrace time.Duration
+	// Events takes the pods' events (none recorded when nil).
+	Events EventRecorder
 }
 
 func (c *Config) setDefaults() error {
@@ -68,6 +70,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Events == nil {
+		c.Events = noEvents{}
 	}
 	setDuration(&c.SyncPeriod, time.Second)
 	setDuration(&c.BackoffInitial, 10*time.Second)

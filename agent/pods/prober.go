@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,34 +16,48 @@ import (
 // probe runs one probe once against a container sharing the host's
 // network: exec through the runtime, httpGet and tcpSocket on the node.
 func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) bool {
+	ok, _ := w.probeOutput(ctx, c, id, p)
+	return ok
+}
+
+// probeOutput is probe with what a failure said (the command's output,
+// the HTTP status, the dial error), for the Unhealthy event.
+func (w *worker) probeOutput(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(orDefault(p.TimeoutSeconds, 1))*time.Second)
 	defer cancel()
 	switch {
 	case p.Exec != nil:
 		res, err := w.m.rt.Exec(ctx, id, p.Exec.Command)
-		return err == nil && res.ExitCode == 0
+		if err != nil {
+			return false, err.Error()
+		}
+		out := strings.TrimSpace(string(res.Stdout) + string(res.Stderr))
+		if res.ExitCode != 0 && out == "" {
+			out = fmt.Sprintf("command %q exited with %d", strings.Join(p.Exec.Command, " "), res.ExitCode)
+		}
+		return res.ExitCode == 0, out
 	case p.HTTPGet != nil:
 		return httpProbe(ctx, c, p.HTTPGet)
 	case p.TCPSocket != nil:
 		port, err := probePort(c, p.TCPSocket.Port)
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(probeHost(p.TCPSocket.Host), port))
 		if err != nil {
-			return false
+			return false, err.Error()
 		}
 		conn.Close()
-		return true
+		return true, ""
 	}
-	return false // gRPC probes are not supported
+	return false, "gRPC probes are not supported"
 }
 
-func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction) bool {
+func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction) (bool, string) {
 	port, err := probePort(c, g.Port)
 	if err != nil {
-		return false
+		return false, err.Error()
 	}
 	scheme := "http"
 	if g.Scheme == corev1.URISchemeHTTPS {
@@ -51,17 +66,20 @@ func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction
 	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(probeHost(g.Host), port), g.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return false
+		return false, err.Error()
 	}
 	for _, h := range g.HTTPHeaders {
 		req.Header.Add(h.Name, h.Value)
 	}
 	resp, err := probeClient.Do(req)
 	if err != nil {
-		return false
+		return false, err.Error()
 	}
 	resp.Body.Close()
-	return resp.StatusCode >= 200 && resp.StatusCode < 400
+	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
+		return false, fmt.Sprintf("HTTP probe failed with statuscode: %d", resp.StatusCode)
+	}
+	return true, ""
 }
 
 // probeClient does not follow redirects off the node; a 3xx is success.

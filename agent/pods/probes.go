@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/agent/events"
 )
 
 // probeState follows one probe of a running container.
@@ -84,24 +86,30 @@ func (s *probeState) record(now time.Time, success bool) {
 func (w *worker) runProbes(ctx context.Context, pod *corev1.Pod, c *corev1.Container, st *ctrState) bool {
 	now := w.m.cfg.Clock.Now()
 	ps := &st.probes
-	step := func(s *probeState) {
+	step := func(s *probeState, kind string) {
 		if s != nil && s.due(now, ps.start) {
-			s.record(now, w.probe(ctx, c, st.id, s.p))
+			ok, out := w.probeOutput(ctx, c, st.id, s.p)
+			if !ok {
+				w.probeEvent(pod, c, kind, out)
+			}
+			s.record(now, ok)
 		}
 	}
 	if !ps.started() {
-		step(ps.startup)
+		step(ps.startup, "Startup")
 		if ps.startup.failures >= int(orDefault(ps.startup.p.FailureThreshold, 3)) {
 			w.log.Info("startup probe failed, restarting", "container", c.Name)
+			w.event(pod, c.Name, events.Normal, "Killing", "Container %s failed startup probe, will be restarted", c.Name)
 			return false
 		}
 		return true
 	}
-	step(ps.liveness)
+	step(ps.liveness, "Liveness")
 	if ps.liveness != nil && !ps.liveness.ok {
 		w.log.Info("liveness probe failed, restarting", "container", c.Name)
+		w.event(pod, c.Name, events.Normal, "Killing", "Container %s failed liveness probe, will be restarted", c.Name)
 		return false
 	}
-	step(ps.readiness)
+	step(ps.readiness, "Readiness")
 	return true
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/bramble-edge/bramble/agent/events"
 	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/imageregistry"
 )
@@ -33,16 +34,20 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 	spec, err := w.containerSpec(ctx, pod, c, st.nextAttempt)
 	if err != nil {
 		st.waiting, st.message = "CreateContainerConfigError", err.Error()
+		w.event(pod, c.Name, events.Warning, "Failed", "Error: %v", err)
 		return
 	}
 	spec.Image = img.Name
 	if err := w.m.rt.RunContainer(ctx, spec); err != nil {
 		w.log.Warn("run container", "container", c.Name, "err", err)
 		st.waiting, st.message = "RunContainerError", err.Error()
+		w.event(pod, c.Name, events.Warning, "Failed", "Error: %v", err)
 		st.nextStart = w.m.cfg.Clock.Now().Add(st.backoff)
 		st.delay, st.backoff = st.backoff, nextBackoff(st.backoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
 		return
 	}
+	w.event(pod, c.Name, events.Normal, "Created", "Created container: %s", c.Name)
+	w.event(pod, c.Name, events.Normal, "Started", "Started container %s", c.Name)
 	w.retire(ctx, st)
 	st.id, st.attempt, st.hash, st.rs = spec.ID, st.nextAttempt, spec.Labels[LabelSpecHash], nil
 	st.nextAttempt++
@@ -87,9 +92,19 @@ func (w *worker) ensureImage(ctx context.Context, pod *corev1.Pod, c *corev1.Con
 	now := w.m.cfg.Clock.Now()
 	if now.Before(st.imageNext) {
 		st.waiting = "ImagePullBackOff"
+		if !st.pullBackOffTold.Equal(st.imageNext) {
+			st.pullBackOffTold = st.imageNext
+			w.event(pod, c.Name, events.Normal, "BackOff", "Back-off pulling image %q", c.Image)
+			w.event(pod, c.Name, events.Warning, "Failed", "Error: ImagePullBackOff")
+		}
 		return runtime.Image{}, false
 	}
+	pull, present := w.pullWanted(ctx, c)
+	if pull {
+		w.event(pod, c.Name, events.Normal, "Pulling", "Pulling image %q", c.Image)
+	}
 	img, err := w.m.rt.EnsureImage(ctx, c.Image, runtime.PullPolicy(c.ImagePullPolicy), w.pullCreds(ctx, pod))
+	w.pullEvents(pod, c, pull, present, img, w.m.cfg.Clock.Now().Sub(now), err)
 	if err != nil {
 		st.waiting, st.message = "ErrImagePull", err.Error()
 		st.imageBackoff = nextBackoff(st.imageBackoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)

@@ -5,6 +5,9 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/agent/events"
+	"github.com/bramble-edge/bramble/agent/runtime"
 )
 
 // terminate stops the pod's containers together with its grace period,
@@ -15,6 +18,9 @@ func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
 	for _, st := range w.ctrs {
 		if st.id == "" {
 			continue
+		}
+		if st.rs != nil && st.rs.State == runtime.StateRunning {
+			w.event(pod, st.name, events.Normal, "Killing", "Stopping container %s", st.name)
 		}
 		wg.Add(1)
 		go func() {

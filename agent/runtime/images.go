@@ -45,6 +45,23 @@ func (c *Containerd) EnsureImage(ctx context.Context, ref string, policy PullPol
 	return c.describe(ctx, img)
 }
 
+// ImagePresent says whether ref is stored on the node (the pod worker's
+// Pulling events, and its hint for an airgapped node told to pull).
+func (c *Containerd) ImagePresent(ctx context.Context, ref string) (bool, error) {
+	name, err := imageregistry.NormalizeRef(ref)
+	if err != nil {
+		return false, err
+	}
+	_, err = c.client.GetImage(ctx, name)
+	switch {
+	case errdefs.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("get image %s: %w", name, err)
+	}
+	return true, nil
+}
+
 // readyImage returns the stored image, unpacked for the snapshotter.
 func (c *Containerd) readyImage(ctx context.Context, name string) (containerd.Image, error) {
 	img, err := c.client.GetImage(ctx, name)

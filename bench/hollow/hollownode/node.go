@@ -140,7 +140,7 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 			NodeInfo: corev1.NodeSystemInfo{Architecture: c.Arch, OperatingSystem: "linux",
 				MachineID: hex.EncodeToString(id[:16]), SystemUUID: hex.EncodeToString(id[16:]),
 				KernelVersion: "6.6.0-hollow", OSImage: "bramble hollow node",
-				ContainerRuntimeVersion: "hollow://" + version.Version, KubeletVersion: version.Version}}}
+				ContainerRuntimeVersion: "hollow://" + version.Version, KubeletVersion: version.KubeletVersion()}}}
 	for _, ref := range slices.Sorted(maps.Keys(c.Images)) {
 		hb.Status.Images = append(hb.Status.Images, corev1.ContainerImage{Names: []string{ref}, SizeBytes: 4 << 20})
 	}
