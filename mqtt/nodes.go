@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 
@@ -67,4 +68,35 @@ func RouteNode(n *corev1.Node) *corev1.Node {
 		}
 	}
 	return out
+}
+
+// routeNodeJSON is RouteNode's wire form: a Node in the Kubernetes shape
+// without the empty fields encoding a corev1.Node always writes (an empty
+// nodeInfo, daemonEndpoints), so a Node costs every agent ~200 bytes.
+type routeNodeJSON struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name        string            `json:"name"`
+		UID         string            `json:"uid,omitempty"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		PodCIDR  string   `json:"podCIDR,omitempty"`
+		PodCIDRs []string `json:"podCIDRs,omitempty"`
+	} `json:"spec"`
+	Status struct {
+		Addresses []corev1.NodeAddress `json:"addresses,omitempty"`
+	} `json:"status"`
+}
+
+// EncodeRouteNode is the JSON of RouteNode(n), which decodes as a Node.
+func EncodeRouteNode(n *corev1.Node) ([]byte, error) {
+	r := RouteNode(n)
+	var out routeNodeJSON
+	out.APIVersion, out.Kind = r.APIVersion, r.Kind
+	out.Metadata.Name, out.Metadata.UID, out.Metadata.Annotations = r.Name, string(r.UID), r.Annotations
+	out.Spec.PodCIDR, out.Spec.PodCIDRs = r.Spec.PodCIDR, r.Spec.PodCIDRs
+	out.Status.Addresses = r.Status.Addresses
+	return json.Marshal(&out)
 }

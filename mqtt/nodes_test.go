@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -58,6 +59,14 @@ func TestRouteNode(t *testing.T) {
 		Status: corev1.NodeStatus{Addresses: n.Status.Addresses}}
 	if !equality.Semantic.DeepEqual(got, want) {
 		t.Errorf("RouteNode: got %+v, want %+v", got, want)
+	}
+	b, err := EncodeRouteNode(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back corev1.Node
+	if err := json.Unmarshal(b, &back); err != nil || !equality.Semantic.DeepEqual(&back, want) {
+		t.Errorf("EncodeRouteNode: %s decodes to %+v (%v), want %+v", b, &back, err, want)
 	}
 	churned := n.DeepCopy()
 	churned.Status.Conditions[0].Status = corev1.ConditionFalse

@@ -21,7 +21,8 @@ type walkResult struct {
 	pods map[mqtt.ObjectRef]*datastore.KeyValue
 	// refs are the ConfigMaps and Secrets any of those pod versions named.
 	refs map[mqtt.ObjectRef]bool
-	// touched are the ConfigMaps and Secrets written in the range.
+	// touched are the ConfigMaps and Secrets written in the range, and
+	// the Nodes whose routes changed.
 	touched map[mqtt.ObjectRef]bool
 	relist  bool // the range is compacted
 	err     error
@@ -88,6 +89,12 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 		res.touched[ref] = true
 	case ref.Resource == mqtt.ResourcePods:
 		return res.recordPod(node, ref, ev)
+	case ref.Resource == mqtt.ResourceNodes:
+		changed, err := nodeRoutesChanged(ev)
+		if changed {
+			res.touched[ref] = true
+		}
+		return err
 	}
 	return nil
 }
