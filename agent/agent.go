@@ -44,6 +44,7 @@ type agent struct {
 	status  *statusBatch
 	images  *imageDir
 	static  *staticPods
+	net     *network // nil: --network-backend none
 	wg      sync.WaitGroup
 }
 
@@ -120,6 +121,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	a.goRun(func() { a.images.watch(ctx, cfg.ImagePoll) })
 	a.goRun(func() { a.watchStatic(ctx) })
 	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger) })
+	if a.net != nil {
+		a.goRun(func() { a.net.run(ctx) })
+	}
 	return a, nil
 }
 
@@ -141,6 +145,13 @@ func (a *agent) build(ctx context.Context) error {
 	}
 	a.applier = NewApplier(a.store, a.manager)
 	a.applier.SetHeldBack(func(pod *corev1.Pod, err error) { a.status.OnStatus(pod, heldBackStatus(err)) })
+	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {
+		return err
+	}
+	if a.net != nil {
+		a.node.Annotations = a.net.annotations()
+		a.applier.SetOnNodes(a.net.changed)
+	}
 	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), filepath.Join(cfg.AgentDir(), "images-imported.json"), a.rt, cfg.Logger)
 	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}
 	for _, d := range []string{ImagesDir, PodManifestsDir} {
@@ -209,7 +220,7 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 	if err != nil {
 		return nodeinfo.Config{}, fmt.Errorf("--system-reserved: %w", err)
 	}
-	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, SystemReserved: reserved,
+	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, NodeExternalIP: cfg.NodeExternalIP, SystemReserved: reserved,
 		DataDir: cfg.DataDir, Labels: labels, Taints: taints, Runtime: rt}
 	if nc.NodeIP == "" {
 		n, err := nodeinfo.Collect(ctx, nc)
