@@ -152,3 +152,12 @@ func (c *Conn) DeleteTable() error {
 	}
 	return nil
 }
+
+// Probe asks the kernel for its inet tables: an error says nftables is
+// not usable here (no nf_tables, or no permission).
+func (c *Conn) Probe() error {
+	if _, err := c.c.ListTablesOfFamily(nftables.TableFamilyINet); err != nil {
+		return fmt.Errorf("nftables: %w", err)
+	}
+	return nil
+}
