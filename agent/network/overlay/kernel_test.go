@@ -29,7 +29,7 @@ type node struct {
 
 // twoNodes makes nodes a (10.99.0.1, pods 10.42.1.0/24) and b (10.99.0.2,
 // pods 10.42.2.0/24) joined by a veth, each running an overlay of backend.
-func twoNodes(t *testing.T, backend string) (a, b *node) {
+func twoNodes(t testing.TB, backend string) (a, b *node) {
 	a = &node{name: "node-a", ns: netnstest.New(t, "ova"), ip: "10.99.0.1", podCIDR: "10.42.1.0/24", podIP: "10.42.1.5"}
 	b = &node{name: "node-b", ns: netnstest.New(t, "ovb"), ip: "10.99.0.2", podCIDR: "10.42.2.0/24", podIP: "10.42.2.5"}
 	netnstest.Link(t, a.ns, "eth-a", a.ip+"/24", b.ns, "eth-b", b.ip+"/24")
@@ -65,7 +65,7 @@ func (n *node) nodeObject() *corev1.Node {
 }
 
 // reconcile runs n's overlay over the Nodes of nodes, as the agent does.
-func (n *node) reconcile(t *testing.T, nodes ...*node) {
+func (n *node) reconcile(t testing.TB, nodes ...*node) {
 	t.Helper()
 	var remotes []overlay.Remote
 	for _, m := range nodes {
