@@ -41,7 +41,6 @@ func checkNetModules(root string, probeNFT func() error) []Check {
 	dep, _ := readFile(root, dir+"modules.dep")
 	var out []Check
 	for _, m := range netModules {
-		c := Check{Name: "module " + m.name}
 		present := listsModule(builtin, m.path)
 		for _, s := range m.signs {
 			present = present || exists(root, s)
@@ -49,21 +48,28 @@ func checkNetModules(root string, probeNFT func() error) []Check {
 		if m.name == "nf_tables" && !present && probeNFT != nil {
 			present = probeNFT() == nil
 		}
-		switch {
-		case present:
-			c.Status, c.Message = OK, "present"
-		case listsModule(dep, m.path):
-			c.Status = Warn
-			c.Message = fmt.Sprintf("not loaded, needed for %s; the agent does not load modules, run:\n"+
-				"modprobe %s && echo %s >> /etc/modules-load.d/bramble.conf", m.needs, m.name, m.name)
-		default:
-			c.Status = m.status
-			c.Message = fmt.Sprintf("missing (not loaded, not built in, no module under /%s), needed for %s: "+
-				"use a kernel with %s", dir, m.needs, m.config)
-		}
-		out = append(out, c)
+		out = append(out, m.check(present, listsModule(dep, m.path), dir))
 	}
 	return append(out, checkBridgeNF(root))
+}
+
+// check says what to do about m: nothing when present, load it when it is
+// on disk, get a kernel with it otherwise.
+func (m kernelModule) check(present, onDisk bool, dir string) Check {
+	c := Check{Name: "module " + m.name}
+	switch {
+	case present:
+		c.Status, c.Message = OK, "present"
+	case onDisk:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("not loaded, needed for %s; the agent does not load modules, run:\n"+
+			"modprobe %s && echo %s >> /etc/modules-load.d/bramble.conf", m.needs, m.name, m.name)
+	default:
+		c.Status = m.status
+		c.Message = fmt.Sprintf("missing (not loaded, not built in, no module under /%s), needed for %s: "+
+			"use a kernel with %s", dir, m.needs, m.config)
+	}
+	return c
 }
 
 // listsModule reports whether a modules.builtin or modules.dep text names

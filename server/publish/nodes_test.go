@@ -69,9 +69,8 @@ func TestNodesReachEveryNode(t *testing.T) {
 	store, bus := openStore(t), newRecordingBus()
 	p := startPublisher(t, store, bus, Config{})
 	names := []string{"n1", "n2", "n3"}
-	var rev int64
 	for i, name := range names {
-		rev = putNode(t, store, nodeObject(name, fmt.Sprintf("10.42.%d.0/24", i), corev1.ConditionTrue))
+		putNode(t, store, nodeObject(name, fmt.Sprintf("10.42.%d.0/24", i), corev1.ConditionTrue))
 	}
 	waitFor(t, "n3's Node at every node", func() bool {
 		for _, n := range names {
@@ -83,7 +82,7 @@ func TestNodesReachEveryNode(t *testing.T) {
 	})
 	before := bus.topics()
 	putNode(t, store, nodeObject("n2", "10.42.1.0/24", corev1.ConditionFalse)) // heartbeat churn
-	rev = putNode(t, store, nodeObject("n2", "10.42.9.0/24", corev1.ConditionFalse))
+	rev := putNode(t, store, nodeObject("n2", "10.42.9.0/24", corev1.ConditionFalse))
 	waitFor(t, "n2's new podCIDR at n1", func() bool {
 		n, ok := heldNode(t, bus, "n1", "n2")
 		return ok && n.Spec.PodCIDR == "10.42.9.0/24"

@@ -70,16 +70,25 @@ func (o Owner) owns(name string) bool {
 	return false
 }
 
+// names are the names of chains, all owner's.
+func (o Owner) names(chains []Chain) (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, ch := range chains {
+		if !o.owns(ch.Name) {
+			return nil, fmt.Errorf("nftables: chain %q is not named with one of its owner's prefixes %q", ch.Name, o)
+		}
+		want[ch.Name] = true
+	}
+	return want, nil
+}
+
 // Replace makes owner's chains exactly chains, in one transaction: every
 // chain of owner that is not in chains is deleted (after the others are
 // refilled, so jumps to it are gone first). Every chain must be owner's.
 func (c *Conn) Replace(owner Owner, chains []Chain) error {
-	want := map[string]bool{}
-	for _, ch := range chains {
-		if !owner.owns(ch.Name) {
-			return fmt.Errorf("nftables: chain %q is not named with one of its owner's prefixes %q", ch.Name, owner)
-		}
-		want[ch.Name] = true
+	want, err := owner.names(chains)
+	if err != nil {
+		return err
 	}
 	stale, err := c.ownedChains(owner)
 	if err != nil {

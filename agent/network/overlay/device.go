@@ -21,15 +21,7 @@ func (o *Overlay) Setup(node string, podCIDR *net.IPNet) (net.HardwareAddr, erro
 	if err != nil {
 		return nil, err
 	}
-	mtu := o.cfg.MTU
-	if mtu == 0 {
-		mtu = uplink.Attrs().MTU - vxlanOverhead
-	}
-	want := &netlink.Vxlan{
-		LinkAttrs: netlink.LinkAttrs{Name: o.cfg.Device, MTU: mtu, HardwareAddr: MACFor(node)},
-		VxlanId:   o.cfg.VNI, VtepDevIndex: uplink.Attrs().Index, SrcAddr: o.cfg.NodeIP.To4(),
-		Port: o.cfg.Port, Learning: false,
-	}
+	want := o.vxlanSpec(node, uplink)
 	dev, err := o.ensureDevice(want)
 	if err != nil {
 		return nil, err
@@ -44,6 +36,19 @@ func (o *Overlay) Setup(node string, podCIDR *net.IPNet) (net.HardwareAddr, erro
 		return nil, fmt.Errorf("set %s up: %w", o.cfg.Device, err)
 	}
 	return dev.Attrs().HardwareAddr, nil
+}
+
+// vxlanSpec is the vxlan device this node wants, over uplink.
+func (o *Overlay) vxlanSpec(node string, uplink netlink.Link) *netlink.Vxlan {
+	mtu := o.cfg.MTU
+	if mtu == 0 {
+		mtu = uplink.Attrs().MTU - vxlanOverhead
+	}
+	return &netlink.Vxlan{
+		LinkAttrs: netlink.LinkAttrs{Name: o.cfg.Device, MTU: mtu, HardwareAddr: MACFor(node)},
+		VxlanId:   o.cfg.VNI, VtepDevIndex: uplink.Attrs().Index, SrcAddr: o.cfg.NodeIP.To4(),
+		Port: o.cfg.Port, Learning: false,
+	}
 }
 
 // ensureDevice returns the vxlan device, creating it as want when missing

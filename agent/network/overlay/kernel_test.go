@@ -41,7 +41,7 @@ func twoNodes(t testing.TB, backend string) (a, b *node) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(h.Delete)
+		t.Cleanup(h.Close)
 		if n.ov, err = overlay.New(overlay.Config{Backend: backend, NodeIP: net.ParseIP(n.ip), Handle: h}); err != nil {
 			t.Fatal(err)
 		}

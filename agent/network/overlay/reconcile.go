@@ -21,38 +21,47 @@ func (o *Overlay) Reconcile(self string, remotes []Remote) error {
 			return fmt.Errorf("find %s (Setup not run?): %w", o.cfg.Device, err)
 		}
 	}
-	var routes []netlink.Route
-	var neighs, fdb []netlink.Neigh
+	w := desire(self, remotes, dev)
+	// Neighbours and FDB entries before the routes that use them.
+	var errs []error
+	if dev != nil {
+		errs = append(errs, o.reconcileNeigh(dev, netlink.FAMILY_V4, w.neighs), o.reconcileNeigh(dev, unix.AF_BRIDGE, w.fdb))
+	}
+	return errors.Join(append(errs, o.reconcileRoutes(w.routes))...)
+}
+
+// wanted is the kernel state Reconcile aims at.
+type wanted struct {
+	routes      []netlink.Route
+	neighs, fdb []netlink.Neigh
+}
+
+// desire lists the entries for remotes: through dev (vxlan), or straight
+// to each node IP when dev is nil (host-gw).
+func desire(self string, remotes []Remote, dev netlink.Link) wanted {
+	var w wanted
 	for _, r := range remotes {
-		if r.Name == self || r.NodeIP == nil || r.NodeIP.To4() == nil {
-			continue
+		if r.Name == self || r.NodeIP == nil || r.NodeIP.To4() == nil || dev != nil && r.MAC == nil {
+			continue // not routable yet (a vxlan MAC not published yet)
 		}
 		for _, c := range r.PodCIDRs {
 			if c.IP.To4() == nil {
 				continue // IPv6 pod CIDRs: not routed yet
 			}
 			if dev == nil {
-				routes = append(routes, netlink.Route{Dst: c, Gw: r.NodeIP, Protocol: RouteProtocol})
+				w.routes = append(w.routes, netlink.Route{Dst: c, Gw: r.NodeIP, Protocol: RouteProtocol})
 				continue
 			}
-			if r.MAC == nil {
-				continue // its MAC is not published yet
-			}
 			idx := dev.Attrs().Index
-			routes = append(routes, netlink.Route{Dst: c, Gw: gateway(c), LinkIndex: idx,
+			w.routes = append(w.routes, netlink.Route{Dst: c, Gw: gateway(c), LinkIndex: idx,
 				Flags: int(netlink.FLAG_ONLINK), Protocol: RouteProtocol})
-			neighs = append(neighs, netlink.Neigh{LinkIndex: idx, Family: netlink.FAMILY_V4,
+			w.neighs = append(w.neighs, netlink.Neigh{LinkIndex: idx, Family: netlink.FAMILY_V4,
 				State: netlink.NUD_PERMANENT, IP: gateway(c), HardwareAddr: r.MAC})
-			fdb = append(fdb, netlink.Neigh{LinkIndex: idx, Family: unix.AF_BRIDGE, Flags: netlink.NTF_SELF,
+			w.fdb = append(w.fdb, netlink.Neigh{LinkIndex: idx, Family: unix.AF_BRIDGE, Flags: netlink.NTF_SELF,
 				State: netlink.NUD_PERMANENT, IP: r.NodeIP.To4(), HardwareAddr: r.MAC})
 		}
 	}
-	// Neighbours and FDB entries before the routes that use them.
-	var errs []error
-	if dev != nil {
-		errs = append(errs, o.reconcileNeigh(dev, netlink.FAMILY_V4, neighs), o.reconcileNeigh(dev, unix.AF_BRIDGE, fdb))
-	}
-	return errors.Join(append(errs, o.reconcileRoutes(routes))...)
+	return w
 }
 
 // reconcileRoutes adds or replaces want and deletes every other route the
