@@ -162,6 +162,11 @@ func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.Ob
 	for r := range res.pods {
 		out[r] = true
 	}
+	if res.allNodes {
+		for r := range p.idx.nodes {
+			out[r] = true
+		}
+	}
 	for r := range c.live {
 		out[r] = true
 	}

@@ -25,6 +25,8 @@ type index struct {
 	objs   map[mqtt.ObjectRef]*datastore.KeyValue
 	// nodes holds every Node's RouteNode (nodes.go): in every node's view.
 	nodes map[mqtt.ObjectRef]*datastore.KeyValue
+	// routed are the nodes whose agents route pods: they get the Nodes.
+	routed map[string]bool
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
 }
@@ -62,7 +64,7 @@ func (f *fanout) add(node string, c change) {
 func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
 		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
-		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
@@ -231,7 +233,7 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 	}
 	if ref.Resource == mqtt.ResourceNodes {
 		kv := x.nodes[ref]
-		return kv != nil, kv
+		return kv != nil && x.routed[node], kv
 	}
 	kv := x.objs[ref]
 	return kv != nil && x.users[ref][node] > 0, kv
@@ -239,7 +241,7 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 
 // nodeView lists what is in node's view now: its pods, and the ConfigMaps
 // and Secrets they reference that exist (ADDED, with their values), and
-// every Node (nodes.go).
+// every Node when it routes (nodes.go).
 func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	seen := map[mqtt.ObjectRef]bool{}
 	for ref := range x.byNode[node] {
@@ -253,5 +255,8 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
-	return pods, append(x.nodeRefs(), refs...)
+	if x.routed[node] {
+		refs = append(x.nodeRefs(), refs...)
+	}
+	return pods, refs
 }

@@ -22,32 +22,38 @@ import (
 // deletion) goes to every node once.
 
 // routeValue is the KeyValue sent for a stored Node: its RouteNode JSON,
-// at the revision of the write.
-func routeValue(kv *datastore.KeyValue) (*datastore.KeyValue, error) {
+// at the revision of the write; routed says the node's agent runs an
+// overlay (its heartbeat sets mqtt.AnnotationNodeIP) and so wants every
+// Node. Agents that route nothing (--network-backend none, hollow agents)
+// are sent none: a join storm of N such nodes costs nothing instead of N².
+func routeValue(kv *datastore.KeyValue) (out *datastore.KeyValue, routed bool, err error) {
 	var n corev1.Node
 	if err := json.Unmarshal(kv.Value, &n); err != nil {
-		return nil, fmt.Errorf("stored node %s: %w", kv.Key, err)
+		return nil, false, fmt.Errorf("stored node %s: %w", kv.Key, err)
 	}
 	b, err := mqtt.EncodeRouteNode(&n)
 	if err != nil {
-		return nil, fmt.Errorf("stored node %s: %w", kv.Key, err)
+		return nil, false, fmt.Errorf("stored node %s: %w", kv.Key, err)
 	}
-	return &datastore.KeyValue{Key: kv.Key, Value: b, CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision}, nil
+	_, routed = n.Annotations[mqtt.AnnotationNodeIP]
+	return &datastore.KeyValue{Key: kv.Key, Value: b, CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision}, routed, nil
 }
 
 // applyNode records a Node change and, when its routes changed, sends it
-// to every node (the changed one too: an agent reads its own podCIDR from
-// it).
+// to every routed node (the changed one too: an agent reads its own
+// podCIDR from it). A node that starts routing gets every Node; one that
+// stops has them all removed.
 func (x *index) applyNode(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	old := x.nodes[ref]
 	if ev.Type == datastore.EventDelete {
 		if old != nil {
 			delete(x.nodes, ref)
-			x.toEveryNode(change{mqtt.Deleted, ref, old}, out)
+			x.toRouted(change{mqtt.Deleted, ref, old}, out)
+			delete(x.routed, ref.Name)
 		}
 		return nil
 	}
-	kv, err := routeValue(ev.KV)
+	kv, routed, err := routeValue(ev.KV)
 	if err != nil {
 		return err
 	}
@@ -55,19 +61,41 @@ func (x *index) applyNode(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) 
 		return nil // status churn: nothing a route needs
 	}
 	x.nodes[ref] = kv
+	was := x.routed[ref.Name]
+	if routed {
+		x.routed[ref.Name] = true
+	} else {
+		delete(x.routed, ref.Name)
+	}
 	typ := mqtt.Modified
 	if old == nil {
 		typ = mqtt.Added
 	}
-	x.toEveryNode(change{typ, ref, kv}, out)
+	x.toRouted(change{typ, ref, kv}, out)
+	if routed != was {
+		x.switchRouting(ref, routed, out)
+	}
 	return nil
 }
 
-// toEveryNode adds c to the view change of every node, in name order.
-func (x *index) toEveryNode(c change, out *fanout) {
-	names := make([]string, 0, len(x.nodes))
-	for r := range x.nodes {
-		names = append(names, r.Name)
+// switchRouting gives node ref every other Node (routed) or takes them,
+// and its own, away.
+func (x *index) switchRouting(ref mqtt.ObjectRef, routed bool, out *fanout) {
+	for _, c := range x.nodeRefs() {
+		switch {
+		case routed && c.ref != ref:
+			out.add(ref.Name, c)
+		case !routed:
+			out.add(ref.Name, change{typ: mqtt.Deleted, ref: c.ref, kv: c.kv})
+		}
+	}
+}
+
+// toRouted adds c to the view change of every routed node, in name order.
+func (x *index) toRouted(c change, out *fanout) {
+	names := make([]string, 0, len(x.routed))
+	for name := range x.routed {
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
@@ -85,19 +113,28 @@ func (x *index) nodeRefs() []change {
 	return out
 }
 
-// nodeRoutesChanged reports whether a historical Node event changed what
-// routes need (for catch-ups, walk.go).
-func nodeRoutesChanged(ev *datastore.Event) (bool, error) {
-	if ev.Type != datastore.EventUpdate || ev.PrevKV == nil {
-		return true, nil
+// recordNode notes one historical Node event for a catch-up of node
+// (walk.go): the Node is touched when its routes changed; every Node is
+// when node itself started or stopped routing.
+func (res *walkResult) recordNode(node string, ref mqtt.ObjectRef, ev *datastore.Event) error {
+	var prev, cur *datastore.KeyValue
+	var wasRouted, isRouted bool
+	var err error
+	if ev.Type != datastore.EventCreate && ev.PrevKV != nil {
+		if prev, wasRouted, err = routeValue(ev.PrevKV); err != nil {
+			return err
+		}
 	}
-	prev, err := routeValue(ev.PrevKV)
-	if err != nil {
-		return false, err
+	if ev.Type != datastore.EventDelete {
+		if cur, isRouted, err = routeValue(ev.KV); err != nil {
+			return err
+		}
 	}
-	cur, err := routeValue(ev.KV)
-	if err != nil {
-		return false, err
+	if prev == nil || cur == nil || !bytes.Equal(prev.Value, cur.Value) {
+		res.touched[ref] = true
 	}
-	return !bytes.Equal(prev.Value, cur.Value), nil
+	if ref.Name == node && wasRouted != isRouted {
+		res.allNodes = true
+	}
+	return nil
 }

@@ -16,7 +16,8 @@ import (
 // nodeObject is a Node as node status and node IPAM write it.
 func nodeObject(name, podCIDR string, ready corev1.ConditionStatus) *corev1.Node {
 	return &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{mqtt.AnnotationVXLANMAC: "02:00:00:00:00:01"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{
+			mqtt.AnnotationVXLANMAC: "02:00:00:00:00:01", mqtt.AnnotationNodeIP: "10.0.0.1"}},
 		Spec:       corev1.NodeSpec{PodCIDR: podCIDR, PodCIDRs: []string{podCIDR}},
 		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.1"}},
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}}}
@@ -124,4 +125,30 @@ func viewRefs(v *mqtt.View) map[mqtt.ObjectRef]bool {
 		out[c.ObjectRef] = true
 	}
 	return out
+}
+
+// TestNodesOnlyForRoutingAgents: a node whose agent routes nothing (no
+// node IP annotation: --network-backend none, hollow agents) is sent no
+// Nodes; once it routes it gets every Node, live and in a view since a
+// revision before the switch.
+func TestNodesOnlyForRoutingAgents(t *testing.T) {
+	store, bus := openStore(t), newRecordingBus()
+	p := startPublisher(t, store, bus, Config{})
+	putNode(t, store, nodeObject("r1", "10.42.1.0/24", corev1.ConditionTrue))
+	quiet := nodeObject("q1", "10.42.2.0/24", corev1.ConditionTrue)
+	delete(quiet.Annotations, mqtt.AnnotationNodeIP)
+	since := putNode(t, store, quiet)
+	waitFor(t, "q1's Node at r1", func() bool { _, ok := heldNode(t, bus, "r1", "q1"); return ok })
+	if n := len(bus.events(t, "q1")); n != 0 {
+		t.Fatalf("q1 routes nothing but got %d events", n)
+	}
+	putNode(t, store, nodeObject("q1", "10.42.2.0/24", corev1.ConditionTrue)) // now routes
+	waitFor(t, "r1's Node at q1", func() bool { _, ok := heldNode(t, bus, "q1", "r1"); return ok })
+	v, err := p.View(context.Background(), "q1", since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := viewRefs(v); len(got) != 2 || !got[nodeRef("r1")] || !got[nodeRef("q1")] {
+		t.Errorf("view of q1 since %d: got %v, want Nodes r1 and q1", since, got)
+	}
 }

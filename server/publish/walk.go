@@ -24,8 +24,11 @@ type walkResult struct {
 	// touched are the ConfigMaps and Secrets written in the range, and
 	// the Nodes whose routes changed.
 	touched map[mqtt.ObjectRef]bool
-	relist  bool // the range is compacted
-	err     error
+	// allNodes: the node started or stopped routing in the range, so
+	// every Node is touched (nodes.go).
+	allNodes bool
+	relist   bool // the range is compacted
+	err      error
 }
 
 // walk reads the history (from, upto] of the whole store with the
@@ -90,11 +93,7 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 	case ref.Resource == mqtt.ResourcePods:
 		return res.recordPod(node, ref, ev)
 	case ref.Resource == mqtt.ResourceNodes:
-		changed, err := nodeRoutesChanged(ev)
-		if changed {
-			res.touched[ref] = true
-		}
-		return err
+		return res.recordNode(node, ref, ev)
 	}
 	return nil
 }
