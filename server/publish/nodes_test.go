@@ -18,7 +18,7 @@ func nodeObject(name, podCIDR string, ready corev1.ConditionStatus) *corev1.Node
 	return &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{
 			mqtt.AnnotationVXLANMAC: "02:00:00:00:00:01", mqtt.AnnotationNodeIP: "10.0.0.1"}},
-		Spec:       corev1.NodeSpec{PodCIDR: podCIDR, PodCIDRs: []string{podCIDR}},
+		Spec: corev1.NodeSpec{PodCIDR: podCIDR, PodCIDRs: []string{podCIDR}},
 		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.1"}},
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}}}
 }
