@@ -46,6 +46,7 @@ type agent struct {
 	events  *events.Recorder
 	images  *imageDir
 	static  *staticPods
+	net     *network // nil: --network-backend none
 	wg      sync.WaitGroup
 }
 
@@ -128,6 +129,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	a.goRun(func() { a.watchStatic(ctx) })
 	gcTold := gcEvents(a.events, a.node.NodeName)
 	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger, gcTold) })
+	if a.net != nil {
+		a.goRun(func() { a.net.run(ctx) })
+	}
 	return a, nil
 }
 
@@ -151,6 +155,13 @@ func (a *agent) build(ctx context.Context) error {
 	}
 	a.applier = NewApplier(a.store, a.manager)
 	a.applier.SetHeldBack(func(pod *corev1.Pod, err error) { a.status.OnStatus(pod, heldBackStatus(err)) })
+	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {
+		return err
+	}
+	if a.net != nil {
+		a.node.Annotations = a.net.annotations()
+		a.applier.SetOnNodes(a.net.changed)
+	}
 	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), filepath.Join(cfg.AgentDir(), "images-imported.json"), a.rt, cfg.Logger)
 	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}
 	for _, d := range []string{ImagesDir, PodManifestsDir} {
@@ -219,7 +230,7 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 	if err != nil {
 		return nodeinfo.Config{}, fmt.Errorf("--system-reserved: %w", err)
 	}
-	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, SystemReserved: reserved,
+	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, NodeExternalIP: cfg.NodeExternalIP, SystemReserved: reserved,
 		DataDir: cfg.DataDir, Labels: labels, Taints: taints, Runtime: rt}
 	if nc.NodeIP == "" {
 		n, err := nodeinfo.Collect(ctx, nc)

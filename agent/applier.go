@@ -34,6 +34,7 @@ type Applier struct {
 	mu       sync.Mutex
 	static   []*corev1.Pod
 	heldBack HeldBackFunc // heldback.go
+	onNodes  func()       // network.go: the Nodes in the store changed
 }
 
 var _ client.BatchApplier = (*Applier)(nil)
@@ -63,6 +64,7 @@ func (a *Applier) ApplyBatch(_ context.Context, evs []mqtt.Event) error {
 		}
 		return fmt.Errorf("apply rev %d: %w", evs[len(evs)-1].Rev, err)
 	}
+	a.noteNodes(evs)
 	for i, ev := range evs {
 		for _, c := range ev.Changes {
 			if c.Resource != "pods" {
@@ -124,6 +126,9 @@ func (a *Applier) Resync(_ context.Context, st client.State) error {
 	if err := a.store.Replace(st.Objects, st.Rev); err != nil {
 		a.noteHeldBack(st.Objects, err)
 		return fmt.Errorf("resync at rev %d: %w", st.Rev, err)
+	}
+	if a.onNodes != nil {
+		a.onNodes()
 	}
 	return a.syncLocked()
 }

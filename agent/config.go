@@ -37,6 +37,15 @@ type Config struct {
 	// NodeName defaults to the hostname, lower-cased.
 	NodeName string
 	NodeIP   string
+	// NodeExternalIP (--node-external-ip) is reported as the Node's
+	// ExternalIP.
+	NodeExternalIP string
+	// NetworkBackend (--network-backend) is vxlan (default), host-gw or
+	// none: how pods reach other nodes' pods (agent/network/overlay).
+	NetworkBackend string
+	// ClusterCIDR is the pod network of the whole cluster (default
+	// 10.42.0.0/16): traffic from it to anywhere else is masqueraded.
+	ClusterCIDR string
 	// NodeLabels, NodeTaints and SystemReserved are the raw flag values
 	// (nodeinfo.ParseLabels, ParseTaints, ParseReserved read them).
 	NodeLabels     []string
@@ -80,6 +89,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.HeartbeatInterval < time.Second {
 		return fmt.Errorf("--heartbeat-interval: got %s, want at least 1s", c.HeartbeatInterval)
+	}
+	if err := c.networkDefaults(); err != nil {
+		return err
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second

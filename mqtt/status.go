@@ -36,7 +36,11 @@ type Heartbeat struct {
 	// operator's (kubectl label, kubectl taint), not the agent's.
 	Labels map[string]string `json:"labels,omitempty"`
 	Taints []corev1.Taint    `json:"taints,omitempty"`
-	Status NodeReport        `json:"status"`
+	// Annotations are the agent's own annotations on its Node
+	// (AgentAnnotations: its vxlan MAC and node IP, nodes.go), kept in
+	// step with every heartbeat.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Status      NodeReport        `json:"status"`
 }
 
 // NodeReport is the part of a Kubernetes NodeStatus an agent knows, with

@@ -54,6 +54,9 @@ func (h *Heartbeat) check() error {
 	if err := checkTaints(h.Taints); err != nil {
 		return err
 	}
+	if err := checkAgentAnnotations(h.Annotations); err != nil {
+		return err
+	}
 	if err := h.Status.check(); err != nil {
 		return fmt.Errorf("status.%w", err)
 	}

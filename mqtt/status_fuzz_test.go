@@ -18,6 +18,8 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Add([]byte(`{"node":"n","seq":1,"status":{"capacity":{"cpu":"1e400"}}}`))
 	f.Add([]byte(`{"node":"n","node":"m"}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"node":"n","seq":1,"intervalSeconds":10,"annotations":{"bramble.io/vxlan-mac":"02:00:00:00:00:01",` +
+		`"bramble.io/node-ip":"10.0.0.1"},"status":{"capacity":{},"allocatable":{},"conditions":[],"nodeInfo":{}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := DecodeHeartbeat(data)
 		if err != nil {

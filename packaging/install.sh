@@ -268,8 +268,9 @@ sh_quote() {
 }
 
 # uninstall_text prints the uninstall script: it stops the service,
-# removes the node's containers and images from containerd, and deletes
-# the unit, the binaries, the data and the config. containerd and runc,
+# removes the node's containers and images from containerd, the pod
+# network's devices, routes and nftables table, and deletes the unit, the
+# binaries, the data and the config. containerd and runc,
 # possibly used by others, stay.
 uninstall_text() {
 	cat <<SCRIPT
@@ -285,6 +286,13 @@ if command -v ctr >/dev/null && ctr version >/dev/null 2>&1; then
 	for ref in \$(ctr -n "\$ns" images ls -q 2>/dev/null); do ctr -n "\$ns" images rm "\$ref" >/dev/null 2>&1; done
 	ctr namespaces remove "\$ns" >/dev/null 2>&1 || true
 fi
+# Pod networking (docs/NETWORKING.md): the pod bridge, the vxlan device, the
+# overlay's routes (protocol 98) and bramble's nftables table. The agent
+# leaves them in place when it stops so pods keep their network.
+ip link delete cni0 2>/dev/null
+ip link delete vxlan.1 2>/dev/null
+ip route flush proto 98 2>/dev/null
+command -v nft >/dev/null && nft delete table inet bramble 2>/dev/null
 # The node's cgroups, made by the agent under its containerd namespace's name.
 for d in /sys/fs/cgroup/*/"\$ns" /sys/fs/cgroup/"\$ns"; do [ -d "\$d" ] && find "\$d" -depth -type d -exec rmdir {} \; 2>/dev/null; done
 awk -v d="\$data_dir/" 'index(\$2 "/", d) == 1 { print \$2 }' /proc/self/mounts | sort -r | while read -r m; do umount -l "\$m"; done

@@ -1,6 +1,7 @@
 // Package checkconfig is `bramble check-config`: it checks that this host
-// can run the agent (kernel, cgroups, the memory cgroup, overlayfs,
-// containerd and runc, root) and says what to fix.
+// can run the agent (kernel, cgroups, the memory cgroup, overlayfs, the
+// kernel modules pod networking needs, containerd and runc, root) and says
+// what to fix.
 package checkconfig
 
 import (
@@ -80,9 +81,14 @@ func Run(ctx context.Context, cfg Config) Report {
 	if cfg.DataDir != "" {
 		r.Checks = append(r.Checks, checkDataDir(cfg.DataDir))
 	}
+	probe := probeNFT
+	if cfg.Root != "/" {
+		probe = nil // a fake tree: its files alone say what is there
+	}
+	r.Checks = append(r.Checks, checkNetModules(cfg.Root, probe)...)
 	r.Checks = append(r.Checks, checkRoot(cfg.euid()), Check{
 		Name: "iptables", Status: OK,
-		Message: "not required: pods share the host network, and bramble installs no iptables rules",
+		Message: "not required: bramble writes nftables (table inet bramble), never iptables rules",
 	})
 	return r
 }

@@ -12,10 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// addresses returns the node's InternalIP and Hostname. nodeIP (--node-ip)
-// wins; otherwise the first address of the default route's interface
-// (from root/proc/net/route), else the first non-loopback address.
-func addresses(root, nodeIP string) ([]corev1.NodeAddress, error) {
+// addresses returns the node's InternalIP, ExternalIP (externalIP,
+// --node-external-ip, when set) and Hostname. nodeIP (--node-ip) wins;
+// otherwise the first address of the default route's interface (from
+// root/proc/net/route), else the first non-loopback address.
+func addresses(root, nodeIP, externalIP string) ([]corev1.NodeAddress, error) {
 	ip := nodeIP
 	if ip != "" {
 		if net.ParseIP(ip) == nil {
@@ -28,6 +29,12 @@ func addresses(root, nodeIP string) ([]corev1.NodeAddress, error) {
 	var out []corev1.NodeAddress
 	if ip != "" {
 		out = append(out, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
+	}
+	if externalIP != "" {
+		if net.ParseIP(externalIP) == nil {
+			return nil, fmt.Errorf("--node-external-ip: %q is not an IP address", externalIP)
+		}
+		out = append(out, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: externalIP})
 	}
 	if h, err := os.Hostname(); err == nil {
 		out = append(out, corev1.NodeAddress{Type: corev1.NodeHostName, Address: strings.ToLower(h)})

@@ -42,6 +42,11 @@ type Config struct {
 	// NodeIP is --node-ip; empty picks an address of the default route's
 	// interface, else the first non-loopback address.
 	NodeIP string
+	// NodeExternalIP is --node-external-ip: reported as the ExternalIP.
+	NodeExternalIP string
+	// Annotations are the agent's own Node annotations (the overlay's
+	// vxlan MAC and node IP), sent with every heartbeat.
+	Annotations map[string]string
 	// SystemReserved is taken from capacity to give allocatable
 	// (ParseReserved reads --system-reserved).
 	SystemReserved corev1.ResourceList
@@ -65,10 +70,11 @@ type Config struct {
 
 // Node is one collection's result.
 type Node struct {
-	Name   string
-	Status corev1.NodeStatus
-	Labels map[string]string
-	Taints []corev1.Taint
+	Name        string
+	Status      corev1.NodeStatus
+	Labels      map[string]string
+	Taints      []corev1.Taint
+	Annotations map[string]string
 	// BoardModel is /proc/device-tree/model as written ("Raspberry Pi 4
 	// Model B Rev 1.4"); empty off ARM boards.
 	BoardModel string
@@ -113,7 +119,7 @@ func Collect(ctx context.Context, cfg Config) (*Node, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, fmt.Errorf("collect node status: %w", err)
 	}
-	n := &Node{Name: cfg.NodeName, Taints: cfg.Taints}
+	n := &Node{Name: cfg.NodeName, Taints: cfg.Taints, Annotations: cfg.Annotations}
 	res, err := readResources(ctx, cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("collect node status: %w", err)
@@ -122,7 +128,7 @@ func Collect(ctx context.Context, cfg Config) (*Node, error) {
 	n.Status.Capacity = capa
 	n.Status.Allocatable = allocatable(capa, cfg.SystemReserved)
 	n.Status.NodeInfo, n.BoardModel = systemInfo(cfg.Root)
-	n.Status.Addresses, err = addresses(cfg.Root, cfg.NodeIP)
+	n.Status.Addresses, err = addresses(cfg.Root, cfg.NodeIP, cfg.NodeExternalIP)
 	if err != nil {
 		return nil, fmt.Errorf("collect node status: %w", err)
 	}

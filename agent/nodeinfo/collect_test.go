@@ -168,7 +168,8 @@ func (downRuntime) ListImages(context.Context) ([]runtime.Image, error) { return
 func TestCollectFakeRoot(t *testing.T) {
 	n, err := Collect(context.Background(), Config{
 		NodeName: "pi-4", DataDir: t.TempDir(), Root: "testdata/pi4", Runtime: downRuntime{}, MaxPods: 20,
-		NodeIP: "192.168.1.23",
+		NodeIP: "192.168.1.23", NodeExternalIP: "203.0.113.9",
+		Annotations: map[string]string{mqtt.AnnotationVXLANMAC: "02:00:00:00:00:01"},
 	})
 	if err != nil {
 		t.Fatalf("Collect: %v", err)
@@ -191,6 +192,12 @@ func TestCollectFakeRoot(t *testing.T) {
 	if a := n.Status.Addresses; len(a) == 0 || a[0] != (corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: "192.168.1.23"}) {
 		t.Errorf("addresses: got %v, want InternalIP 192.168.1.23 first", a)
 	}
+	if a := n.Status.Addresses; len(a) < 2 || a[1] != (corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "203.0.113.9"}) {
+		t.Errorf("addresses: got %v, want ExternalIP 203.0.113.9 second", a)
+	}
+	if got := n.Heartbeat(1, time.Second).Annotations[mqtt.AnnotationVXLANMAC]; got != "02:00:00:00:00:01" {
+		t.Errorf("heartbeat annotation %s: got %q, want the configured MAC", mqtt.AnnotationVXLANMAC, got)
+	}
 	if p := n.Status.Capacity[corev1.ResourcePods]; p.Value() != 20 {
 		t.Errorf("pods: got %s, want 20", p.String())
 	}
@@ -205,6 +212,7 @@ func TestCollectBadConfig(t *testing.T) {
 		{Config{NodeName: "Bad_Name", DataDir: "/"}, "--node-name"},
 		{Config{NodeName: "n", DataDir: "/", MaxPods: -1}, "--max-pods"},
 		{Config{NodeName: "n", DataDir: "/", NodeIP: "10.0.0.300"}, "--node-ip"},
+		{Config{NodeName: "n", DataDir: "/", NodeExternalIP: "not-an-ip"}, "--node-external-ip"},
 	}
 	for _, tt := range tests {
 		if _, err := Collect(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {

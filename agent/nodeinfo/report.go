@@ -32,6 +32,7 @@ func (n *Node) Heartbeat(seq uint64, interval time.Duration) *mqtt.Heartbeat {
 		IntervalSeconds: int32(interval / time.Second),
 		Labels:          n.Labels,
 		Taints:          n.Taints,
+		Annotations:     n.Annotations,
 		Status:          n.Report(),
 	}
 }

@@ -53,6 +53,7 @@ func newAgentCommand() *cobra.Command {
 func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.StringVar(&cfg.NodeName, "node-name", "", "node name (default: the hostname, lower-cased)")
 	f.StringVar(&cfg.NodeIP, "node-ip", "", "node IP address (default: an address of the default route's interface)")
+	f.StringVar(&cfg.NodeExternalIP, "node-external-ip", "", "node external IP address, reported as the Node's ExternalIP")
 	f.StringArrayVar(&cfg.NodeLabels, "node-label", nil, "label key=value to register the node with (repeatable)")
 	f.StringArrayVar(&cfg.NodeTaints, "node-taint", nil, "taint key=value:Effect to register the node with (repeatable)")
 	f.StringVar(&cfg.SystemReserved, "system-reserved", "", "resources kept for the system, e.g. cpu=250m,memory=256Mi")

@@ -2,6 +2,7 @@ package nodestatus
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,9 @@ type nodeState struct {
 	// says the Node was seen in the datastore.
 	written *view
 	exists  bool
+	// agentAnn are the stored Node's agent annotations
+	// (mqtt.AgentAnnotations); a heartbeat with others needs a write.
+	agentAnn map[string]string
 }
 
 // Latest is what the Monitor knows of a node right now.
@@ -88,7 +92,8 @@ func (m *Monitor) observeLocked(node string, hb *mqtt.Heartbeat, now time.Time) 
 		st.lost = false
 		return true
 	}
-	return st.written == nil || st.written.differs(reportView(&hb.Status), m.cfg.ResourceChange)
+	return st.written == nil || st.written.differs(reportView(&hb.Status), m.cfg.ResourceChange) ||
+		!maps.Equal(st.agentAnn, agentAnnotations(hb.Annotations))
 }
 
 // Presence payloads on a node's presence topic.

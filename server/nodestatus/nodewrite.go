@@ -93,7 +93,7 @@ func (m *Monitor) nodeMissing(ctx context.Context, name string, hb *mqtt.Heartbe
 	}
 	m.counters.nodeWrites.Add(1)
 	m.log.Info("registered node", "node", name)
-	m.setWritten(name, &out.(*corev1.Node).Status)
+	m.setWritten(out.(*corev1.Node))
 	return nil
 }
 
@@ -106,7 +106,7 @@ func (m *Monitor) updateNode(ctx context.Context, cur *corev1.Node, hb *mqtt.Hea
 	now := metav1.NewTime(m.cfg.Now().UTC().Truncate(time.Second))
 	next := composeStatus(&cur.Status, hb, lost, now)
 	if !statusView(&cur.Status).differs(statusView(next), m.cfg.ResourceChange) {
-		m.setWritten(cur.Name, &cur.Status)
+		m.setWritten(cur)
 		return nil
 	}
 	if err := m.limiter.wait(ctx); err != nil {
@@ -119,16 +119,28 @@ func (m *Monitor) updateNode(ctx context.Context, cur *corev1.Node, hb *mqtt.Hea
 		return fmt.Errorf("update status of node %s: %w", cur.Name, err)
 	}
 	m.counters.nodeWrites.Add(1)
-	m.setWritten(cur.Name, &out.(*corev1.Node).Status)
+	m.setWritten(out.(*corev1.Node))
 	return nil
 }
 
-func (m *Monitor) setWritten(name string, s *corev1.NodeStatus) {
+func (m *Monitor) setWritten(n *corev1.Node) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if st := m.nodes[name]; st != nil {
-		st.written, st.exists = statusView(s), true
+	if st := m.nodes[n.Name]; st != nil {
+		st.written, st.exists = statusView(&n.Status), true
+		st.agentAnn = agentAnnotations(n.Annotations)
 	}
+}
+
+// agentAnnotations picks the agent's own annotations out of annotations.
+func agentAnnotations(annotations map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range mqtt.AgentAnnotations {
+		if v, ok := annotations[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // composeStatus is cur brought up to date: with the heartbeat's figures
@@ -181,9 +193,20 @@ func (m *Monitor) updatePlatforms(ctx context.Context, cur *corev1.Node, hb *mqt
 
 // platformAnnotations is annotations with ImagePlatformsAnnotation set to
 // the heartbeat's image platforms (JSON, keys sorted), or removed when it
-// reports none.
+// reports none, and the agent's own annotations (mqtt.AgentAnnotations:
+// what other nodes route by) set as the heartbeat gives them.
 func platformAnnotations(annotations map[string]string, hb *mqtt.Heartbeat) map[string]string {
 	out := maps.Clone(annotations)
+	for _, k := range mqtt.AgentAnnotations {
+		if v, ok := hb.Annotations[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		} else {
+			delete(out, k)
+		}
+	}
 	if len(hb.Status.ImagePlatforms) == 0 {
 		delete(out, mqtt.ImagePlatformsAnnotation)
 		return out

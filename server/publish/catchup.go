@@ -155,12 +155,17 @@ func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.Ob
 		out[r] = true
 	}
 	for r := range res.touched {
-		if p.idx.users[r][node] > 0 {
+		if p.idx.users[r][node] > 0 || r.Resource == mqtt.ResourceNodes {
 			out[r] = true
 		}
 	}
 	for r := range res.pods {
 		out[r] = true
+	}
+	if res.allNodes {
+		for r := range p.idx.nodes {
+			out[r] = true
+		}
 	}
 	for r := range c.live {
 		out[r] = true

@@ -23,6 +23,10 @@ type index struct {
 	byNode map[string]map[mqtt.ObjectRef]bool // the bound pods of each node
 	users  map[mqtt.ObjectRef]map[string]int
 	objs   map[mqtt.ObjectRef]*datastore.KeyValue
+	// nodes holds every Node's RouteNode (nodes.go): in every node's view.
+	nodes map[mqtt.ObjectRef]*datastore.KeyValue
+	// routed are the nodes whose agents route pods: they get the Nodes.
+	routed map[string]bool
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
 }
@@ -59,14 +63,15 @@ func (f *fanout) add(node string, c change) {
 
 func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
-		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
+		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
 // page, every resource at the same revision) and returns that revision.
 func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) {
 	var rev int64
-	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets} {
+	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets, mqtt.ResourceNodes} {
 		var bad error
 		got, err := listwatch.ListAt(ctx, store, registryPrefix+"core/"+res+"/", rev, func(kv *datastore.KeyValue) {
 			ref, ok := parseKey(kv.Key)
@@ -94,6 +99,8 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 		return out, x.applyPod(ref, ev, out)
 	case isReferenced(ref.Resource):
 		x.applyReferenced(ref, ev, out)
+	case ref.Resource == mqtt.ResourceNodes:
+		return out, x.applyNode(ref, ev, out)
 	}
 	return out, nil
 }
@@ -224,12 +231,17 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 		p := x.pods[ref]
 		return p != nil && p.node == node, nil
 	}
+	if ref.Resource == mqtt.ResourceNodes {
+		kv := x.nodes[ref]
+		return kv != nil && x.routed[node], kv
+	}
 	kv := x.objs[ref]
 	return kv != nil && x.users[ref][node] > 0, kv
 }
 
 // nodeView lists what is in node's view now: its pods, and the ConfigMaps
-// and Secrets they reference that exist (ADDED, with their values).
+// and Secrets they reference that exist (ADDED, with their values), and
+// every Node when it routes (nodes.go).
 func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	seen := map[mqtt.ObjectRef]bool{}
 	for ref := range x.byNode[node] {
@@ -243,5 +255,8 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	}
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
+	if x.routed[node] {
+		refs = append(x.nodeRefs(), refs...)
+	}
 	return pods, refs
 }

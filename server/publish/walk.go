@@ -21,10 +21,14 @@ type walkResult struct {
 	pods map[mqtt.ObjectRef]*datastore.KeyValue
 	// refs are the ConfigMaps and Secrets any of those pod versions named.
 	refs map[mqtt.ObjectRef]bool
-	// touched are the ConfigMaps and Secrets written in the range.
+	// touched are the ConfigMaps and Secrets written in the range, and
+	// the Nodes whose routes changed.
 	touched map[mqtt.ObjectRef]bool
-	relist  bool // the range is compacted
-	err     error
+	// allNodes: the node started or stopped routing in the range, so
+	// every Node is touched (nodes.go).
+	allNodes bool
+	relist   bool // the range is compacted
+	err      error
 }
 
 // walk reads the history (from, upto] of the whole store with the
@@ -88,6 +92,8 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 		res.touched[ref] = true
 	case ref.Resource == mqtt.ResourcePods:
 		return res.recordPod(node, ref, ev)
+	case ref.Resource == mqtt.ResourceNodes:
+		return res.recordNode(node, ref, ev)
 	}
 	return nil
 }
