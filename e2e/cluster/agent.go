@@ -110,9 +110,21 @@ func StartAgent(t testing.TB, s *Server, d *runtimetest.Daemon, ns string, extra
 // CopyBinaries).
 func StartAgentFrom(t testing.TB, bin string, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
 	t.Helper()
+	return startAgent(t, nil, bin, s, d, ns, extra)
+}
+
+// startAgent runs bin as an agent, under the command wrap when set
+// (nsenter ...).
+func startAgent(t testing.TB, wrap []string, bin string, s *Server, d *runtimetest.Daemon, ns string, extra []string) *Agent {
+	t.Helper()
 	dataDir := agentDataDir(t)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
-	a.start(t, exec.Command(bin, append(agentArgs(s, d, dataDir, ns), extra...)...))
+	argv := append(agentArgs(s, d, dataDir, ns), extra...)
+	if wrap != nil {
+		argv = append(append(wrap[1:len(wrap):len(wrap)], bin), argv...)
+		bin = wrap[0]
+	}
+	a.start(t, exec.Command(bin, argv...))
 	t.Cleanup(func() {
 		select {
 		case <-a.done:
