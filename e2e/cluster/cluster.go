@@ -110,10 +110,25 @@ func StartServerOn(t testing.TB, host string, extraArgs ...string) *Server {
 	return startServer(t, nil, append([]string{"--bind-address", host, "--tls-san", host}, extraArgs...))
 }
 
+// StartServerWithDataDir is StartServer on dataDir (a small tmpfs, say).
+func StartServerWithDataDir(t testing.TB, dataDir string, extraArgs ...string) *Server {
+	t.Helper()
+	return startServerIn(t, dataDir, nil, extraArgs)
+}
+
 func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 	t.Helper()
+	return startServerIn(t, "", agentArgs, extraArgs)
+}
+
+// startServerIn starts a server on dataDir, a fresh one when "".
+func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs []string) *Server {
+	t.Helper()
 	dir := t.TempDir()
-	s := &Server{t: t, DataDir: filepath.Join(dir, "data"), Port: FreePort(t), MQTTPort: FreePort(t), Host: "127.0.0.1",
+	if dataDir == "" {
+		dataDir = filepath.Join(dir, "data")
+	}
+	s := &Server{t: t, DataDir: dataDir, Port: FreePort(t), MQTTPort: FreePort(t), Host: "127.0.0.1",
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home"), AgentArgs: agentArgs}
 	if err := os.MkdirAll(s.Home, 0o700); err != nil {
 		t.Fatal(err)

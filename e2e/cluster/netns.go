@@ -189,5 +189,5 @@ func (n *Netns) Heal() {
 func StartAgentIn(t testing.TB, n *Netns, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
 	t.Helper()
 	wrap := []string{"nsenter", "--net=" + n.Path}
-	return startAgent(t, wrap, Bin, s, d, ns, append([]string{"--node-ip", n.Addr.String()}, extra...))
+	return startAgent(t, wrap, Bin, "", s, d, ns, append([]string{"--node-ip", n.Addr.String()}, extra...))
 }
