@@ -36,7 +36,8 @@ func TestKill9UnderWriters(t *testing.T) {
 			rv, ok := create(c, name, seq)
 			return name, rv, ok
 		}
-		for name, rv := range writeUntilKilled(writers, write, hold+time.Duration(rand.IntN(1000))*time.Millisecond, s.Kill) {
+		got, _ := writeUntilKilled(writers, write, hold+time.Duration(rand.IntN(1000))*time.Millisecond, s.Kill)
+		for name, rv := range got {
 			acked[name] = rv
 		}
 		s.Start(args...)
@@ -51,10 +52,10 @@ func TestKill9UnderWriters(t *testing.T) {
 
 // writeUntilKilled runs writers calling write(writer, seq) until their
 // first failure, calls kill after hold, and returns the last resourceVersion
-// acknowledged for each name written.
-func writeUntilKilled(writers int, write func(w, seq int) (name, rv string, ok bool), hold time.Duration, kill func()) map[string]string {
+// acknowledged for each name written and how many writes were acknowledged.
+func writeUntilKilled(writers int, write func(w, seq int) (name, rv string, ok bool), hold time.Duration, kill func()) (map[string]string, int) {
 	var mu sync.Mutex
-	acked := map[string]string{}
+	acked, n := map[string]string{}, 0
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
@@ -67,6 +68,7 @@ func writeUntilKilled(writers int, write func(w, seq int) (name, rv string, ok b
 				}
 				mu.Lock()
 				acked[name] = rv
+				n++
 				mu.Unlock()
 			}
 		}()
@@ -74,7 +76,7 @@ func writeUntilKilled(writers int, write func(w, seq int) (name, rv string, ok b
 	time.Sleep(hold)
 	kill()
 	wg.Wait()
-	return acked
+	return acked, n
 }
 
 // create writes one ConfigMap and returns its acknowledged resourceVersion.

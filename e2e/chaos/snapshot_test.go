@@ -39,7 +39,8 @@ func TestKill9DuringSnapshotSave(t *testing.T) {
 			rv, ok := create(c, name, seq)
 			return name, rv, ok
 		}
-		for name, rv := range writeUntilKilled(8, write, pick(time.Second, 3*time.Second), func() { stop.Store(true) }) {
+		got, _ := writeUntilKilled(8, write, pick(time.Second, 3*time.Second), func() { stop.Store(true) })
+		for name, rv := range got {
 			acked[name] = rv
 		}
 		snap := filepath.Join(out, fmt.Sprintf("killed-%d.db", round))
