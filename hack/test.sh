@@ -22,7 +22,7 @@ step "go vet"
 go vet ./...
 
 step "staticcheck"
-"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm ./...
+"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm,chaos ./...
 
 step "go mod tidy leaves no diff"
 cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig
@@ -36,8 +36,10 @@ fi
 step "package boundaries"
 bash hack/boundaries.sh
 
-step "go test -race ./... (unit, conformance, crash, end-to-end)"
-go test -race -tags kubectl -count=1 -timeout 25m ./...
+# The chaos suite (e2e/chaos, tag chaos, docs/CHAOS.md) runs its short
+# version here, in parallel with the other packages.
+step "go test -race ./... (unit, conformance, crash, end-to-end, chaos)"
+go test -race -tags kubectl,chaos -count=1 -timeout 25m ./...
 
 step "Helm end to end and the chart corpus (writes docs/COMPATIBILITY.md)"
 go test -race -tags helm -count=1 -timeout 20m ./e2e/helm/

@@ -97,12 +97,12 @@ func roundTrips(t *testing.T, c *cluster.Client, node, tag string, n int) []time
 	return out
 }
 
-// connect opens an MQTT session with a node's credentials.
-func connect(t *testing.T, creds *join.Credentials) paho.Client {
-	t.Helper()
+// tryConnect opens an MQTT session with a node's credentials on the
+// broker's loopback address.
+func tryConnect(creds *join.Credentials) (paho.Client, error) {
 	tc, err := creds.TLSConfig()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	broker := "" // the address of the broker on loopback (the list also names the machine's others)
 	for _, addr := range creds.MQTTAddresses {
@@ -113,10 +113,9 @@ func connect(t *testing.T, creds *join.Credentials) paho.Client {
 	cl := paho.NewClient(paho.NewClientOptions().AddBroker(broker).SetClientID(creds.NodeName).SetTLSConfig(tc).
 		SetProtocolVersion(4).SetAutoReconnect(false).SetConnectTimeout(5 * time.Second))
 	if tok := cl.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
-		t.Fatalf("%s connects to the broker: %v", creds.NodeName, tok.Error())
+		return nil, fmt.Errorf("connect to %s: %v", broker, tok.Error())
 	}
-	t.Cleanup(func() { cl.Disconnect(0) })
-	return cl
+	return cl, nil
 }
 
 // forge publishes, as mallory, under good's topics and about good's pod
@@ -147,7 +146,10 @@ func forge(t *testing.T, mallory *join.Credentials, c *cluster.Client, good stri
 		{mqtt.StatusTopic(good), false, []byte(`{"node":"` + good + `","ready":false}`)},
 	}
 	for _, m := range msgs {
-		cl := connect(t, mallory)
+		cl, err := tryConnect(mallory)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cl.Publish(m.topic, 1, m.retained, m.payload).WaitTimeout(5 * time.Second)
 		cl.Disconnect(0)
 	}
@@ -158,7 +160,10 @@ func forge(t *testing.T, mallory *join.Credentials, c *cluster.Client, good stri
 // as fast as the connection takes them, until the returned stop is called.
 func flood(t *testing.T, mallory *join.Credentials, sent *atomic.Int64) (stop func()) {
 	t.Helper()
-	cl := connect(t, mallory)
+	cl, err := tryConnect(mallory)
+	if err != nil {
+		t.Fatal(err)
+	}
 	done, finished := make(chan struct{}), make(chan struct{})
 	payloads := [][]byte{[]byte("{not json"), bytes.Repeat([]byte("x"), 64<<10), []byte(`{"node":"pi-mallory","pods":[]}`)}
 	topics := []string{mqtt.StatusTopic(mallory.NodeName), mqtt.PodStatusTopic(mallory.NodeName), mqtt.NodeSubtree(mallory.NodeName) + "events"}
@@ -167,11 +172,16 @@ func flood(t *testing.T, mallory *join.Credentials, sent *atomic.Int64) (stop fu
 		for i := 0; ; i++ {
 			select {
 			case <-done:
+				cl.Disconnect(0)
 				return
 			default:
 			}
-			if !cl.IsConnected() {
-				cl = connect(t, mallory) // the broker may cut a flooder; it comes back
+			if !cl.IsConnected() { // the broker may cut a flooder; it comes back
+				cl.Disconnect(0)
+				if next, err := tryConnect(mallory); err == nil {
+					cl = next
+				}
+				continue
 			}
 			cl.Publish(topics[i%len(topics)], byte(i%2), false, payloads[i%len(payloads)]).WaitTimeout(time.Second)
 			sent.Add(1)
