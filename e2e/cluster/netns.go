@@ -157,11 +157,15 @@ func (n *Netns) Loss(percent int) {
 		return
 	}
 	n.table = randomName("chaos_")
+	rule := fmt.Sprintf("numgen random mod 100 < %d drop", percent)
+	if percent == 100 {
+		rule = "drop" // numgen's values stop at 99
+	}
 	rules := fmt.Sprintf(`table inet %[1]s {
-	chain in { type filter hook input priority -10; numgen random mod 100 < %[2]d drop; }
-	chain out { type filter hook output priority -10; numgen random mod 100 < %[2]d drop; }
+	chain in { type filter hook input priority -10; %[2]s; }
+	chain out { type filter hook output priority -10; %[2]s; }
 }
-`, n.table, percent)
+`, n.table, rule)
 	cmd := n.Command("nft", "-f", "-")
 	cmd.Stdin = strings.NewReader(rules)
 	if out, err := cmd.CombinedOutput(); err != nil {
