@@ -25,11 +25,50 @@ func TestServerDiskFull(t *testing.T) {
 	dir := mountTmpfs(t, "40m")
 	s := cluster.StartServerWithDataDir(t, filepath.Join(dir, "data"))
 	c := cluster.NewClient(t, s.Kubeconfig)
+	acked, refused := writeWhileFilling(t, c, dir)
+	if refused == 0 {
+		t.Fatalf("no write was refused with 507 on the full disk (%d acknowledged)", len(acked))
+	}
+	if r := c.Do(http.MethodGet, "/readyz", "", nil); r.Code != http.StatusServiceUnavailable || !strings.Contains(string(r.Body), "no space left") {
+		t.Fatalf("/readyz on a full disk: got %d %s, want 503 naming the full disk", r.Code, r.Body)
+	}
+	if err := os.Remove(filepath.Join(dir, "ballast")); err != nil {
+		t.Fatal(err)
+	}
+	freed := time.Now()
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		_, ok := create(c, "after-free", 0)
+		return ok
+	}, "a write to succeed once space was freed, without a restart")
+	resumed := time.Since(freed)
+	cluster.WaitFor(t, 30*time.Second, func() bool { return c.Do(http.MethodGet, "/readyz", "", nil).Code == http.StatusOK },
+		"/readyz to be ok again")
+	checkAcked(t, c, acked, "after the disk was freed")
+	s.Kill()
+	s.Start()
+	checkAcked(t, c, acked, "after kill -9 and restart")
+	figure("diskfull-server: acked=%d refused-507=%d lost=0 readyz=503 writes resumed %s after freeing, no restart",
+		len(acked), refused, resumed.Round(time.Millisecond))
+}
+
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
+
+func checkAcked(t *testing.T, c *cluster.Client, acked map[string]string, when string) {
+	t.Helper()
+	if lost := lostWrites(t, c, acked, true); len(lost) > 0 {
+		t.Fatalf("%s: %d of %d acknowledged writes lost, e.g. %v", when, len(lost), len(acked), lost[:min(5, len(lost))])
+	}
+}
+
+// writeWhileFilling runs 8 writers creating 16 KiB ConfigMaps, fills the
+// filesystem of dir under them, and returns what was acknowledged and how
+// many writes were refused with 507; any other answer fails the test.
+func writeWhileFilling(t *testing.T, c *cluster.Client, dir string) (map[string]string, int) {
+	t.Helper()
 	value := strings.Repeat("x", 16<<10)
 	acked, refused := map[string]string{}, 0
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	ballast := ""
 	for w := range 8 {
 		wg.Add(1)
 		go func() {
@@ -58,38 +97,10 @@ func TestServerDiskFull(t *testing.T) {
 		}()
 	}
 	time.Sleep(500 * time.Millisecond)
-	ballast = fill(t, dir)
+	fill(t, dir)
 	wg.Wait()
-	if t.Failed() || refused == 0 {
-		t.Fatalf("no write was refused with 507 on the full disk (%d acknowledged)", len(acked))
+	if t.Failed() {
+		t.FailNow()
 	}
-	if r := c.Do(http.MethodGet, "/readyz", "", nil); r.Code != http.StatusServiceUnavailable || !strings.Contains(string(r.Body), "no space left") {
-		t.Fatalf("/readyz on a full disk: got %d %s, want 503 naming the full disk", r.Code, r.Body)
-	}
-	if err := os.Remove(ballast); err != nil {
-		t.Fatal(err)
-	}
-	freed := time.Now()
-	cluster.WaitFor(t, 30*time.Second, func() bool {
-		_, ok := create(c, "after-free", 0)
-		return ok
-	}, "a write to succeed once space was freed, without a restart")
-	resumed := time.Since(freed)
-	cluster.WaitFor(t, 30*time.Second, func() bool { return c.Do(http.MethodGet, "/readyz", "", nil).Code == http.StatusOK },
-		"/readyz to be ok again")
-	checkAcked(t, c, acked, "after the disk was freed")
-	s.Kill()
-	s.Start()
-	checkAcked(t, c, acked, "after kill -9 and restart")
-	figure("diskfull-server: acked=%d refused-507=%d lost=0 readyz=503 writes resumed %s after freeing, no restart",
-		len(acked), refused, resumed.Round(time.Millisecond))
-}
-
-var jsonHeader = http.Header{"Content-Type": {"application/json"}}
-
-func checkAcked(t *testing.T, c *cluster.Client, acked map[string]string, when string) {
-	t.Helper()
-	if lost := lostWrites(t, c, acked, true); len(lost) > 0 {
-		t.Fatalf("%s: %d of %d acknowledged writes lost, e.g. %v", when, len(lost), len(acked), lost[:min(5, len(lost))])
-	}
+	return acked, refused
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,13 @@ const cmPath = "/api/v1/namespaces/default/configmaps"
 // invalid answers an empty list, as upstream's does, and a create carrying
 // a resourceVersion ignores it: neither is here.)
 func malformedRequests() []malformed {
-	ct := map[string]string{"Content-Type": "application/json"}
+	return slices.Concat(malformedBodies(), malformedHeaders(), malformedPaths(), malformedPatches())
+}
+
+var jsonCT = map[string]string{"Content-Type": "application/json"}
+
+// malformedBodies are creates with broken or wrong JSON.
+func malformedBodies() []malformed {
 	deep := strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)
 	var out []malformed
 	for _, b := range []string{``, `{`, `[]`, `null`, `"cm"`, `123`, `{"kind":"ConfigMap"}`, "\xff\xfe\x00garbage",
@@ -39,8 +46,16 @@ func malformedRequests() []malformed {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"k":"v"}` + strings.Repeat(" ", 10) + `,}`,
 		deep, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + strings.Repeat("n", 300) + `"}}`,
 	} {
-		out = append(out, malformed{http.MethodPost, cmPath, ct, []byte(b)})
+		out = append(out, malformed{http.MethodPost, cmPath, jsonCT, []byte(b)})
 	}
+	return append(out, malformed{http.MethodPost, cmPath, jsonCT, bytes.Repeat([]byte("x"), 4<<20)},
+		malformed{http.MethodPost, cmPath + "?dryRun=Maybe", jsonCT, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"}}`)})
+}
+
+// malformedHeaders are creates with unusable content types, encodings and
+// credentials.
+func malformedHeaders() []malformed {
+	var out []malformed
 	for _, h := range []map[string]string{
 		{"Content-Type": "text/plain"}, {"Content-Type": "application/vnd.kubernetes.protobuf"},
 		{"Content-Type": "application/yaml"}, {"Content-Type": "application/json", "Content-Encoding": "gzip"},
@@ -49,6 +64,12 @@ func malformedRequests() []malformed {
 	} {
 		out = append(out, malformed{http.MethodPost, cmPath, h, []byte("\x00\x01{{: not yaml or json ::")})
 	}
+	return append(out, malformed{"BREW", cmPath, nil, nil})
+}
+
+// malformedPaths are reads with broken paths and query parameters.
+func malformedPaths() []malformed {
+	var out []malformed
 	for _, p := range []string{cmPath + "?labelSelector=a%20in%20(", cmPath + "?fieldSelector=nope%3D1", cmPath + "?limit=-5",
 		cmPath + "?watch=1&resourceVersion=abc", cmPath + "?timeoutSeconds=soon", cmPath + "?continue=garbage",
 		"/api/v1/namespaces/default/nosuchkind", "/apis/no.such.group/v1/things",
@@ -56,6 +77,12 @@ func malformedRequests() []malformed {
 		"/api/v1/namespaces/default/pods/nope/exec?command=sh", "/api/v1/namespaces/default/pods/nope/log?tailLines=x"} {
 		out = append(out, malformed{http.MethodGet, p, nil, nil})
 	}
+	return out
+}
+
+// malformedPatches are patches, updates and deletes that cannot apply.
+func malformedPatches() []malformed {
+	var out []malformed
 	for _, p := range []struct{ ct, body string }{{"application/json-patch+json", `[{"op":"explode","path":"/x"}]`},
 		{"application/json-patch+json", `{"not":"a list"}`}, {"application/merge-patch+json", `[1,2]`},
 		{"application/strategic-merge-patch+json", `{"data":{"$patch":"bogus"}}`}, {"application/apply-patch+yaml", "\t: - ["},
@@ -64,11 +91,8 @@ func malformedRequests() []malformed {
 	}
 	out = append(out, malformed{http.MethodPatch, cmPath + "/target?fieldManager=" + strings.Repeat("m", 300),
 		map[string]string{"Content-Type": "application/apply-patch+yaml"}, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: target\n")},
-		malformed{http.MethodPut, cmPath + "/target", ct, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}`)},
-		malformed{http.MethodDelete, cmPath + "/target", ct, []byte(`{"propagationPolicy":"Sideways"}`)},
-		malformed{http.MethodPost, cmPath + "?dryRun=Maybe", ct, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"}}`)},
-		malformed{"BREW", cmPath, nil, nil},
-		malformed{http.MethodPost, cmPath, ct, bytes.Repeat([]byte("x"), 4<<20)})
+		malformed{http.MethodPut, cmPath + "/target", jsonCT, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}`)},
+		malformed{http.MethodDelete, cmPath + "/target", jsonCT, []byte(`{"propagationPolicy":"Sideways"}`)})
 	return out
 }
 

@@ -40,23 +40,11 @@ func TestMQTTForgeryAndFlood(t *testing.T) {
 	mallory := mustJoin(t, s, cluster.JoinToken(t, s), "pi-mallory", "")
 	baseline := roundTrips(t, c, good, "quiet", 3)
 
-	events := c.Watch("/api/v1/pods?watch=1")
-	var seen bytes.Buffer
-	var seenMu sync.Mutex
-	go func() {
-		for ev := range events {
-			seenMu.Lock()
-			seen.Write(ev.Object)
-			seenMu.Unlock()
-		}
-	}()
+	seen := record(c, "/api/v1/pods?watch=1")
 	forged := forge(t, mallory, c, good)
 	time.Sleep(3 * time.Second)
-	seenMu.Lock()
-	leaked := strings.Contains(seen.String(), "Forged")
-	seenMu.Unlock()
-	if leaked {
-		t.Fatalf("a pod status forged by another node reached the API:\n%s", seen.String())
+	if pods := seen(); strings.Contains(pods, "Forged") {
+		t.Fatalf("a pod status forged by another node reached the API:\n%s", pods)
 	}
 	if out := s.MustKubectl("get", "node", good, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`); out != "True" {
 		t.Fatalf("%s after forged presence: Ready %q, want True", good, out)
@@ -72,6 +60,25 @@ func TestMQTTForgeryAndFlood(t *testing.T) {
 	converge(t, c, a, good, 30*time.Second)
 	figure("mqtt-forge-flood: forged=%d refused/ignored, flood=%d msgs (%.0f/s) from one node; good node create-to-status p50=%s max=%s (quiet max %s)",
 		forged, sent.Load(), rate, during[len(during)/2], during[len(during)-1], baseline[len(baseline)-1])
+}
+
+// record watches path and returns what the watch has delivered so far.
+func record(c *cluster.Client, path string) func() string {
+	events := c.Watch(path)
+	var mu sync.Mutex
+	var seen bytes.Buffer
+	go func() {
+		for ev := range events {
+			mu.Lock()
+			seen.Write(ev.Object)
+			mu.Unlock()
+		}
+	}()
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return seen.String()
+	}
 }
 
 // roundTrips creates n pods on node one after another and returns, sorted,

@@ -27,7 +27,8 @@ import (
 // out: the node is where pod status comes from, and the server does not
 // send status-only writes back (server/publish/statusonly.go).
 
-// nodeResources are the resources a node's store may hold.
+// nodeResources are the resources a node's store may hold; the store's
+// file names and the view may name more.
 var nodeResources = []string{"pods", "configmaps", "secrets", "nodes", "services", "endpointslices"}
 
 // serverView is node's full view as the server has it, canonical.
@@ -48,9 +49,10 @@ func serverView(t *testing.T, c *cluster.Client, node string) map[string]any {
 	return out
 }
 
-// nodeStore is what node's local store holds, canonical. The store is
-// read from a copy: opening it replays and folds its journal.
-func nodeStore(t *testing.T, a *cluster.Agent) (map[string]any, error) {
+// nodeStore is what node's local store holds of resources (and of those
+// its files name), canonical. The store is read from a copy: opening it
+// replays and folds its journal.
+func nodeStore(t *testing.T, a *cluster.Agent, resources map[string]bool) (map[string]any, error) {
 	t.Helper()
 	src := filepath.Join(a.DataDir, "agent", agent.StateDir)
 	dst := filepath.Join(t.TempDir(), "state")
@@ -62,8 +64,14 @@ func nodeStore(t *testing.T, a *cluster.Agent) (map[string]any, error) {
 		return nil, err // a fold caught half way: read again
 	}
 	defer st.Close()
+	entries, _ := os.ReadDir(dst)
+	for _, e := range entries {
+		if res, _, ok := strings.Cut(e.Name(), "_"); ok {
+			resources[res] = true
+		}
+	}
 	out := map[string]any{}
-	for _, res := range nodeResources {
+	for res := range resources {
 		for ref, obj := range st.List(res) {
 			out[ref.String()] = canonical(t, obj)
 		}
@@ -133,11 +141,19 @@ func apiPods(t *testing.T, c *cluster.Client, node string) []string {
 // differences, one a line; "" when they are equal.
 func stateDiff(t *testing.T, c *cluster.Client, a *cluster.Agent, node string) string {
 	t.Helper()
-	local, err := nodeStore(t, a)
+	view := serverView(t, c, node)
+	resources := map[string]bool{}
+	for _, res := range nodeResources {
+		resources[res] = true
+	}
+	for ref := range view {
+		res, _, _ := strings.Cut(ref, "/")
+		resources[res] = true
+	}
+	local, err := nodeStore(t, a, resources)
 	if err != nil {
 		return "read the node's store: " + err.Error()
 	}
-	view := serverView(t, c, node)
 	var diffs []string
 	for ref, obj := range view {
 		if got, ok := local[ref]; !ok {
