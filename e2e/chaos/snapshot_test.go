@@ -3,7 +3,9 @@
 package chaos
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,27 +66,48 @@ func TestKill9DuringSnapshotSave(t *testing.T) {
 }
 
 // killSaveMidway starts a snapshot save into snap and kills it with
-// SIGKILL as soon as its temporary file exists.
+// SIGKILL as soon as its temporary file exists. A save that finishes
+// before its file is seen (a loaded machine) is removed and tried again.
 func killSaveMidway(t *testing.T, s *cluster.Server, snap string) {
+	t.Helper()
+	for range 10 {
+		if trySaveMidway(t, s, snap) {
+			return
+		}
+		if err := os.Remove(snap); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("10 snapshot saves finished before their temporary file was seen: the kill never landed mid-save")
+}
+
+// trySaveMidway is one attempt of killSaveMidway; false when the save
+// finished first.
+func trySaveMidway(t *testing.T, s *cluster.Server, snap string) bool {
 	t.Helper()
 	cmd := exec.Command(cluster.Bin, "datastore", "snapshot", "save", snap, "--data-dir", s.DataDir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	prefix := fmt.Sprintf(".bramble-snapshot-%d-", cmd.Process.Pid)
-	deadline := time.Now().Add(20 * time.Second)
 	for !hasPrefix(t, filepath.Dir(snap), prefix) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("no temporary file %s* appeared within 20s of starting the save", prefix)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("snapshot save failed: %v", err)
+			}
+			return false
+		case <-time.After(200 * time.Microsecond):
 		}
-		time.Sleep(200 * time.Microsecond)
 	}
 	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	if !hasPrefix(t, filepath.Dir(snap), prefix) {
-		t.Fatal("the save finished before it was killed: the kill did not land mid-save")
+	if err := <-exited; err == nil {
+		return false // it finished between the look and the kill
 	}
+	return hasPrefix(t, filepath.Dir(snap), prefix) // else it was renaming: it got through
+
 }
 
 func hasPrefix(t *testing.T, dir, prefix string) bool {
