@@ -32,12 +32,14 @@ func TestLossAndLinkCut(t *testing.T) {
 	b.run("warm", 4, 0) // the node holds something before the faults
 	converge(t, c, a, node, 60*time.Second)
 
+	dropped := 0
 	faults := []struct {
 		name       string
 		start, end func()
 		hold       time.Duration
 	}{
-		{fmt.Sprintf("loss30-%s", pick("8s", "60s")), func() { netns.Loss(30) }, func() { netns.Loss(0) }, pick(8*time.Second, 60*time.Second)},
+		{fmt.Sprintf("loss30-%s", pick("8s", "60s")), func() { netns.Loss(30) },
+			func() { dropped = netns.Dropped(); netns.Loss(0) }, pick(8*time.Second, 60*time.Second)},
 		{fmt.Sprintf("linkcut-%s", pick("10s", "56s")), netns.Cut, netns.Heal, pick(10*time.Second, 56*time.Second)},
 	}
 	for _, f := range faults {
@@ -50,7 +52,14 @@ func TestLossAndLinkCut(t *testing.T) {
 		}
 		f.end()
 		took := converge(t, c, a, node, 90*time.Second)
-		figure("%s: changes=%d converge=%.1fs diff=0", f.name, b.changes-before, took.Seconds())
+		extra := ""
+		if f.name[:4] == "loss" {
+			if dropped == 0 {
+				t.Fatalf("%s: the loss rule dropped no packet", f.name)
+			}
+			extra = fmt.Sprintf(" packets-dropped=%d", dropped)
+		}
+		figure("%s: changes=%d%s converge=%.1fs diff=0", f.name, b.changes-before, extra, took.Seconds())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,9 +158,9 @@ func (n *Netns) Loss(percent int) {
 		return
 	}
 	n.table = randomName("chaos_")
-	rule := fmt.Sprintf("numgen random mod 100 < %d drop", percent)
+	rule := fmt.Sprintf("numgen random mod 100 < %d counter drop", percent)
 	if percent == 100 {
-		rule = "drop" // numgen's values stop at 99
+		rule = "counter drop" // numgen's values stop at 99
 	}
 	rules := fmt.Sprintf(`table inet %[1]s {
 	chain in { type filter hook input priority -10; %[2]s; }
@@ -171,6 +172,26 @@ func (n *Netns) Loss(percent int) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		n.t.Fatalf("nft loss rule in %s: %v\n%s", n.Name, err, out)
 	}
+}
+
+// Dropped is how many packets the current Loss rule dropped so far.
+func (n *Netns) Dropped() int {
+	n.t.Helper()
+	if n.table == "" {
+		return 0
+	}
+	total := 0
+	fields := strings.Fields(n.Run("nft", "list", "table", "inet", n.table))
+	for i := 0; i+1 < len(fields); i++ {
+		if fields[i] == "packets" {
+			v, err := strconv.Atoi(fields[i+1])
+			if err != nil {
+				n.t.Fatalf("nft counter in %s: %q is not a number", n.Name, fields[i+1])
+			}
+			total += v
+		}
+	}
+	return total
 }
 
 // Cut takes the namespace's link down (its host end, so the namespace

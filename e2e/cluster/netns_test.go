@@ -41,6 +41,9 @@ func TestNamespacesOnOneBridge(t *testing.T) {
 	if reach(n1, n2.Addr) {
 		t.Fatal("a namespace dropping 100 % of its packets still answers")
 	}
+	if n2.Dropped() == 0 {
+		t.Fatal("the loss rule counted no dropped packet")
+	}
 	n2.Loss(0)
 	if !reach(n1, n2.Addr) {
 		t.Fatal("a namespace whose loss rule was removed does not answer")
