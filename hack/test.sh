@@ -22,7 +22,7 @@ step "go vet"
 go vet ./...
 
 step "staticcheck"
-"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm ./...
+"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm,chaos ./...
 
 step "go mod tidy leaves no diff"
 cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig
@@ -36,8 +36,26 @@ fi
 step "package boundaries"
 bash hack/boundaries.sh
 
+# The chaos suite (e2e/chaos, tag chaos, docs/CHAOS.md) runs its short
+# version in the background while the other tests run; its figure lines
+# are printed when it passes, its whole output when it fails. Without
+# -race: its writers must load the server at their real speed, and the race
+# detector slows their HTTPS and JSON tenfold (the server binary it drives
+# is never race-built; the other end-to-end suites cover that).
+step "chaos suite (short version), in the background"
+chaos_log=$(mktemp)
+go test -tags chaos -count=1 -v -timeout 10m ./e2e/chaos/ >"$chaos_log" 2>&1 &
+chaos_pid=$!
+
 step "go test -race ./... (unit, conformance, crash, end-to-end)"
 go test -race -tags kubectl -count=1 -timeout 25m ./...
+
+step "chaos suite results"
+if ! wait "$chaos_pid"; then
+  cat "$chaos_log" >&2
+  echo "the chaos suite failed" >&2; exit 1
+fi
+grep '^chaos: ' "$chaos_log" >&2
 
 step "Helm end to end and the chart corpus (writes docs/COMPATIBILITY.md)"
 go test -race -tags helm -count=1 -timeout 20m ./e2e/helm/

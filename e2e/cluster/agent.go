@@ -87,11 +87,13 @@ func agentArgs(s *Server, d *runtimetest.Daemon, dataDir, ns string) []string {
 		"--node-ip", "127.0.0.1", "--containerd-root", d.Root}
 }
 
-// agentDataDir is a fresh data dir with a config file (read through
+// agentDataDir is dir (a fresh one when "") with a config file (read through
 // --config) that turns on debug logs.
-func agentDataDir(t testing.TB) string {
+func agentDataDir(t testing.TB, dir string) string {
 	t.Helper()
-	dir := t.TempDir()
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("log-level: debug\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -110,9 +112,27 @@ func StartAgent(t testing.TB, s *Server, d *runtimetest.Daemon, ns string, extra
 // CopyBinaries).
 func StartAgentFrom(t testing.TB, bin string, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
 	t.Helper()
-	dataDir := agentDataDir(t)
+	return startAgent(t, nil, bin, "", s, d, ns, extra)
+}
+
+// StartAgentWithDataDir is StartAgent on dataDir (a small tmpfs, say).
+func StartAgentWithDataDir(t testing.TB, dataDir string, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
+	t.Helper()
+	return startAgent(t, nil, Bin, dataDir, s, d, ns, extra)
+}
+
+// startAgent runs bin as an agent, under the command wrap when set
+// (nsenter ...).
+func startAgent(t testing.TB, wrap []string, bin, dataDir string, s *Server, d *runtimetest.Daemon, ns string, extra []string) *Agent {
+	t.Helper()
+	dataDir = agentDataDir(t, dataDir)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
-	a.start(t, exec.Command(bin, append(agentArgs(s, d, dataDir, ns), extra...)...))
+	argv := append(agentArgs(s, d, dataDir, ns), extra...)
+	if wrap != nil {
+		argv = append(append(wrap[1:len(wrap):len(wrap)], bin), argv...)
+		bin = wrap[0]
+	}
+	a.start(t, exec.Command(bin, argv...))
 	t.Cleanup(func() {
 		select {
 		case <-a.done:
@@ -241,7 +261,7 @@ func ImportBusybox(t testing.TB, dataDir string, d *runtimetest.Daemon, ns, imag
 // 20 s (a bad token), and returns what it printed.
 func RunAgentOnce(t testing.TB, s *Server, d *runtimetest.Daemon, ns string, extra ...string) (string, error) {
 	t.Helper()
-	dataDir := agentDataDir(t)
+	dataDir := agentDataDir(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	args := append(agentArgs(s, d, dataDir, ns), extra...)

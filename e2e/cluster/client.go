@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -102,13 +103,23 @@ func (c *Client) Do(method, path, contentType string, body []byte) *Response {
 // request that sets Accept-Encoding gets its body back as sent.
 func (c *Client) DoHeader(method, path string, header http.Header, body []byte) *Response {
 	c.t.Helper()
+	r, err := c.Try(method, path, header, body)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// Try is DoHeader returning a failed request's error (a server killed
+// under load) instead of failing the test.
+func (c *Client) Try(method, path string, header http.Header, body []byte) (*Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = strings.NewReader(string(body))
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
-		c.t.Fatal(err)
+		return nil, err
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -118,11 +129,14 @@ func (c *Client) DoHeader(method, path string, header http.Header, body []byte) 
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return &Response{Code: resp.StatusCode, Body: b, Header: resp.Header}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: read the answer: %w", method, path, err)
+	}
+	return &Response{Code: resp.StatusCode, Body: b, Header: resp.Header}, nil
 }
 
 // Status decodes a metav1.Status body (the fields the tests check).

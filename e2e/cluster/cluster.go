@@ -82,6 +82,8 @@ type Server struct {
 	// AgentArgs, when set, run the server's embedded agent with these
 	// flags; otherwise the server starts with --disable-agent.
 	AgentArgs []string
+	// Host is the address the server listens on (default 127.0.0.1).
+	Host string
 }
 
 // freePort asks the kernel for an unused loopback port.
@@ -101,13 +103,40 @@ func StartServer(t testing.TB, extraArgs ...string) *Server {
 	return startServer(t, nil, extraArgs)
 }
 
+// StartServerOn is StartServer listening on host (an address of the
+// test's own, such as a test Bridge's) instead of loopback.
+func StartServerOn(t testing.TB, host string, extraArgs ...string) *Server {
+	t.Helper()
+	return startServer(t, nil, append([]string{"--bind-address", host, "--tls-san", host}, extraArgs...))
+}
+
+// StartServerWithDataDir is StartServer on dataDir (a small tmpfs, say).
+func StartServerWithDataDir(t testing.TB, dataDir string, extraArgs ...string) *Server {
+	t.Helper()
+	return startServerIn(t, dataDir, nil, extraArgs)
+}
+
 func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 	t.Helper()
+	return startServerIn(t, "", agentArgs, extraArgs)
+}
+
+// startServerIn starts a server on dataDir, a fresh one when "".
+func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs []string) *Server {
+	t.Helper()
 	dir := t.TempDir()
-	s := &Server{t: t, DataDir: filepath.Join(dir, "data"), Port: FreePort(t), MQTTPort: FreePort(t),
+	if dataDir == "" {
+		dataDir = filepath.Join(dir, "data")
+	}
+	s := &Server{t: t, DataDir: dataDir, Port: FreePort(t), MQTTPort: FreePort(t), Host: "127.0.0.1",
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home"), AgentArgs: agentArgs}
 	if err := os.MkdirAll(s.Home, 0o700); err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(extraArgs); i++ {
+		if extraArgs[i] == "--bind-address" {
+			s.Host = extraArgs[i+1]
+		}
 	}
 	s.Start(extraArgs...)
 	t.Cleanup(func() {
@@ -124,7 +153,7 @@ func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 func (s *Server) Start(extraArgs ...string) time.Duration {
 	s.t.Helper()
 	args := append([]string{"server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(s.Port),
-		"--bind-address", "127.0.0.1", "--write-kubeconfig", s.Kubeconfig,
+		"--bind-address", s.Host, "--write-kubeconfig", s.Kubeconfig,
 		"--mqtt-listen-port", strconv.Itoa(s.MQTTPort)}, extraArgs...)
 	if s.AgentArgs == nil {
 		args = append(args, "--disable-agent")
@@ -174,7 +203,7 @@ func (s *Server) waitReady(begin time.Time) time.Duration {
 }
 
 // URL is the server's base URL.
-func (s *Server) URL() string { return "https://127.0.0.1:" + strconv.Itoa(s.Port) }
+func (s *Server) URL() string { return "https://" + net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
 // Stop sends SIGTERM and waits; it fails the test if the exit is not clean.
 func (s *Server) Stop() {
