@@ -53,7 +53,7 @@ func (m *mqttSide) start(ctx context.Context, cfg Config, log *slog.Logger, ca *
 	}
 	m.broker.Store(b)
 	m.bus = b.Bus()
-	m.addrs = brokerURLs(ca.ServingCertificate(), cfg.MQTTListenPort)
+	m.addrs = brokerURLs(ca.ServingCertificate(), cfg.BindAddress, cfg.MQTTListenPort)
 	m.closeFn = func() { _ = m.bus.Close(); _ = b.Stop() }
 	return nil
 }
@@ -97,10 +97,14 @@ func externalBrokerTLS(cfg Config) (*tls.Config, error) {
 
 // brokerURLs lists mqtts:// URLs for the names and addresses the serving
 // certificate covers: non-loopback addresses first, then names, then
-// loopback, so a node tries the likeliest first.
-func brokerURLs(cert *x509.Certificate, port int) []string {
+// loopback, so a node tries the likeliest first. A broker bound to one
+// address (--bind-address) is reachable there only: that one is listed.
+func brokerURLs(cert *x509.Certificate, bind string, port int) []string {
 	var public, names, loopback []string
 	p := strconv.Itoa(port)
+	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
+		return []string{"mqtts://" + net.JoinHostPort(ip.String(), p)}
+	}
 	for _, ip := range cert.IPAddresses {
 		u := "mqtts://" + net.JoinHostPort(ip.String(), p)
 		if ip.IsLoopback() {
