@@ -1,0 +1,92 @@
+package policy
+
+import (
+	"sort"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// protoNumber maps a NetworkPolicyPort's protocol (TCP when unset) to its number.
+func protoNumber(p *corev1.Protocol) uint8 {
+	if p == nil {
+		return ProtoTCP
+	}
+	return protoOf(string(*p))
+}
+
+// protoOf maps a protocol name to its number; empty is TCP, as in pod specs.
+func protoOf(name string) uint8 {
+	switch name {
+	case "UDP":
+		return ProtoUDP
+	case "SCTP":
+		return ProtoSCTP
+	default:
+		return ProtoTCP
+	}
+}
+
+// namedPortRules resolves a named port on each destination pod (a container
+// port of that name and protocol) and appends one rule per port number found,
+// matching only the addresses of the pods where the name means that number
+// (and that lie within the rule's destinations, when it has any). A name no
+// destination pod has allows nothing.
+func (c *compiler) namedPortRules(ch *Chain, name string, proto uint8, src string, within *addrSet, dsts []*Pod) {
+	byNumber := map[int32]*addrSet{}
+	for _, p := range dsts {
+		n, ok := namedPort(p, name, proto)
+		if !ok {
+			continue
+		}
+		s := byNumber[n]
+		if s == nil {
+			s = &addrSet{}
+			byNumber[n] = s
+		}
+		for _, ip := range p.IPs {
+			if within == nil || within.contains(ip) {
+				s.addAddr(ip)
+			}
+		}
+	}
+	numbers := make([]int32, 0, len(byNumber))
+	for n := range byNumber {
+		numbers = append(numbers, n)
+	}
+	sort.Slice(numbers, func(i, j int) bool { return numbers[i] < numbers[j] })
+	for _, n := range numbers {
+		if byNumber[n].empty() {
+			continue
+		}
+		port := uint16(n)
+		ch.Rules = append(ch.Rules, Rule{Src: src, Dst: c.set(*byNumber[n]), Proto: proto,
+			PortLo: port, PortHi: port, Verdict: Accept})
+	}
+}
+
+// namedPort finds a pod's container port by name and protocol.
+func namedPort(p *Pod, name string, proto uint8) (int32, bool) {
+	for _, cp := range p.Ports {
+		if cp.Name == name && protoOf(cp.Protocol) == proto && cp.Number > 0 {
+			return cp.Number, true
+		}
+	}
+	return 0, false
+}
+
+// set names a set of addresses, sharing one set between identical contents.
+func (c *compiler) set(s addrSet) string {
+	key := s.key()
+	if name, ok := c.setIDs[key]; ok {
+		return name
+	}
+	name := setPrefix + strconv.Itoa(len(c.setIDs))
+	c.setIDs[key] = name
+	out := Set{Name: name, Ranges: make([]Range, len(s.spans))}
+	for i, x := range s.spans {
+		out.Ranges[i] = Range{Lo: numAddr(x.lo), Hi: numAddr(x.hi)}
+	}
+	c.rs.Sets = append(c.rs.Sets, out)
+	return name
+}
