@@ -2,8 +2,8 @@ package policy
 
 import (
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 
 	"github.com/google/nftables"
 	"github.com/mdlayher/netlink"
