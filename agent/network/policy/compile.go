@@ -18,11 +18,14 @@ type compiler struct {
 	peers  []*Pod
 	rs     *Ruleset
 	setIDs map[string]string // addrSet key -> set name
+	picked map[string][]*Pod // peer selectors -> the pods they pick
+	named  map[string][]Rule // destinations, port name, protocol -> resolved rules (egress)
 }
 
 // Compile turns the input into a Ruleset. It reads nothing but its input.
 func Compile(in *Input) *Ruleset {
-	c := &compiler{in: in, peers: in.peerPods(), rs: &Ruleset{}, setIDs: map[string]string{}}
+	c := &compiler{in: in, peers: in.peerPods(), rs: &Ruleset{}, setIDs: map[string]string{},
+		picked: map[string][]*Pod{}, named: map[string][]Rule{}}
 	ing := make([][]string, len(in.Local)) // per local pod: ingress policy chains
 	eg := make([][]string, len(in.Local))
 	for i, np := range sortedPolicies(in.Policies) {

@@ -32,7 +32,25 @@ func protoOf(name string) uint8 {
 // matching only the addresses of the pods where the name means that number
 // (and that lie within the rule's destinations, when it has any). A name no
 // destination pod has allows nothing.
-func (c *compiler) namedPortRules(ch *Chain, name string, proto uint8, src string, within *addrSet, dsts []*Pod) {
+func (c *compiler) namedPortRules(ch *Chain, name string, proto uint8, src string, within *addrSet, dsts []*Pod, egress bool) {
+	if !egress { // the destinations are the policy's own pods
+		ch.Rules = append(ch.Rules, c.resolveNamed(name, proto, src, within, dsts)...)
+		return
+	}
+	key := name + "\x00" + strconv.Itoa(int(proto)) + "\x00*"
+	if within != nil {
+		key = name + "\x00" + strconv.Itoa(int(proto)) + "\x00" + within.key()
+	}
+	rules, ok := c.named[key]
+	if !ok {
+		rules = c.resolveNamed(name, proto, src, within, dsts)
+		c.named[key] = rules
+	}
+	ch.Rules = append(ch.Rules, rules...)
+}
+
+// resolveNamed gives the rules of one named port: one per number it means.
+func (c *compiler) resolveNamed(name string, proto uint8, src string, within *addrSet, dsts []*Pod) []Rule {
 	byNumber := map[int32]*addrSet{}
 	for _, p := range dsts {
 		n, ok := namedPort(p, name, proto)
@@ -55,14 +73,16 @@ func (c *compiler) namedPortRules(ch *Chain, name string, proto uint8, src strin
 		numbers = append(numbers, n)
 	}
 	sort.Slice(numbers, func(i, j int) bool { return numbers[i] < numbers[j] })
+	var rules []Rule
 	for _, n := range numbers {
 		if byNumber[n].empty() {
 			continue
 		}
 		port := uint16(n)
-		ch.Rules = append(ch.Rules, Rule{Src: src, Dst: c.set(*byNumber[n]), Proto: proto,
+		rules = append(rules, Rule{Src: src, Dst: c.set(*byNumber[n]), Proto: proto,
 			PortLo: port, PortHi: port, Verdict: Accept})
 	}
+	return rules
 }
 
 // namedPort finds a pod's container port by name and protocol.
@@ -83,8 +103,9 @@ func (c *compiler) set(s addrSet) string {
 	}
 	name := setPrefix + strconv.Itoa(len(c.setIDs))
 	c.setIDs[key] = name
-	out := Set{Name: name, Ranges: make([]Range, len(s.spans))}
-	for i, x := range s.spans {
+	spans := s.list()
+	out := Set{Name: name, Ranges: make([]Range, len(spans))}
+	for i, x := range spans {
 		out.Ranges[i] = Range{Lo: numAddr(x.lo), Hi: numAddr(x.hi)}
 	}
 	c.rs.Sets = append(c.rs.Sets, out)

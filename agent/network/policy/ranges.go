@@ -1,20 +1,24 @@
 package policy
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
-	"strconv"
-	"strings"
 )
 
 // span is an inclusive range of IPv4 addresses as numbers.
 type span struct{ lo, hi uint32 }
 
-// addrSet is a set of IPv4 addresses kept as sorted, disjoint, non-adjacent
-// spans. The zero value is empty. IPv6 addresses are not held yet (pods are
-// IPv4 only until dual-stack comes).
-type addrSet struct{ spans []span }
+// addrSet is a set of IPv4 addresses as sorted, disjoint, non-adjacent spans
+// (spans added since the last read are merged in by norm). The zero value is
+// empty. IPv6 addresses are not held yet (pods are IPv4 only until dual-stack).
+type addrSet struct {
+	spans []span
+	dirty bool
+}
 
 func v4num(a netip.Addr) (uint32, bool) {
 	if !a.Is4() && !a.Is4In6() {
@@ -42,10 +46,22 @@ func prefixSpan(p netip.Prefix) (span, bool) {
 	return span{lo, uint32(uint64(lo) + size - 1)}, true
 }
 
-// add puts a span into the set, merging neighbours.
+// add puts a span into the set.
 func (s *addrSet) add(n span) {
 	s.spans = append(s.spans, n)
-	sort.Slice(s.spans, func(i, j int) bool { return s.spans[i].lo < s.spans[j].lo })
+	s.dirty = true
+}
+
+// norm sorts the spans and merges overlapping and adjacent ones.
+func (s *addrSet) norm() {
+	if !s.dirty {
+		return
+	}
+	s.dirty = false
+	if len(s.spans) == 0 {
+		return
+	}
+	slices.SortFunc(s.spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	out := s.spans[:1]
 	for _, c := range s.spans[1:] {
 		last := &out[len(out)-1]
@@ -69,6 +85,7 @@ func (s *addrSet) addAddr(a netip.Addr) {
 
 // cut removes a span from the set.
 func (s *addrSet) cut(c span) {
+	s.norm()
 	var out []span
 	for _, x := range s.spans {
 		if c.hi < x.lo || c.lo > x.hi {
@@ -87,9 +104,8 @@ func (s *addrSet) cut(c span) {
 
 // union adds every span of o.
 func (s *addrSet) union(o addrSet) {
-	for _, x := range o.spans {
-		s.add(x)
-	}
+	s.spans = append(s.spans, o.spans...)
+	s.dirty = true
 }
 
 func (s *addrSet) contains(a netip.Addr) bool {
@@ -97,22 +113,28 @@ func (s *addrSet) contains(a netip.Addr) bool {
 	if !ok {
 		return false
 	}
+	s.norm()
 	i := sort.Search(len(s.spans), func(i int) bool { return s.spans[i].hi >= n })
 	return i < len(s.spans) && s.spans[i].lo <= n
 }
 
 func (s *addrSet) empty() bool { return len(s.spans) == 0 }
 
-// key is a canonical text of the set, used to share identical sets.
+// list gives the normalised spans.
+func (s *addrSet) list() []span {
+	s.norm()
+	return s.spans
+}
+
+// key is a canonical form of the set, used to share identical sets.
 func (s *addrSet) key() string {
-	var b strings.Builder
-	for _, x := range s.spans {
-		b.WriteString(strconv.FormatUint(uint64(x.lo), 36))
-		b.WriteByte('-')
-		b.WriteString(strconv.FormatUint(uint64(x.hi), 36))
-		b.WriteByte(',')
+	spans := s.list()
+	b := make([]byte, 0, 8*len(spans))
+	for _, x := range spans {
+		b = binary.BigEndian.AppendUint32(b, x.lo)
+		b = binary.BigEndian.AppendUint32(b, x.hi)
 	}
-	return b.String()
+	return string(b)
 }
 
 // ipBlockSet turns an ipBlock (CIDR minus excepts) into a set.

@@ -26,7 +26,7 @@ func (c *compiler) ingressChain(name string, np *networkingv1.NetworkPolicy, sel
 		if !any {
 			src = c.set(from)
 		}
-		c.portRules(&ch, r.Ports, src, nil, dsts)
+		c.portRules(&ch, r.Ports, src, nil, dsts, false)
 	}
 	return ch
 }
@@ -45,7 +45,7 @@ func (c *compiler) egressChain(name string, np *networkingv1.NetworkPolicy) Chai
 		if !any {
 			within = &to
 		}
-		c.portRules(&ch, r.Ports, "", within, c.peers)
+		c.portRules(&ch, r.Ports, "", within, c.peers, true)
 	}
 	return ch
 }
@@ -94,10 +94,25 @@ func (c *compiler) peerPods(np *networkingv1.NetworkPolicy, peer networkingv1.Ne
 			return nil
 		}
 	}
+	key := np.Namespace + "\x00" + podSel.String() + "\x00"
+	if nsSel != nil {
+		key += "ns:" + nsSel.String()
+	}
+	if pods, ok := c.picked[key]; ok {
+		return pods
+	}
+	out := c.pick(np.Namespace, podSel, nsSel)
+	c.picked[key] = out
+	return out
+}
+
+// pick scans the cluster's pods for a peer's selectors (nsSel nil: the
+// policy's own namespace).
+func (c *compiler) pick(ns string, podSel, nsSel labels.Selector) []*Pod {
 	var out []*Pod
 	nsMatch := map[string]bool{}
 	for _, p := range c.peers {
-		if nsSel == nil && p.Namespace != np.Namespace {
+		if nsSel == nil && p.Namespace != ns {
 			continue
 		}
 		if nsSel != nil {
@@ -119,8 +134,9 @@ func (c *compiler) peerPods(np *networkingv1.NetworkPolicy, peer networkingv1.Ne
 
 // portRules appends the accepting rules of one ingress or egress rule. src is
 // the source set ("" any); within restricts destinations (nil any); dsts are
-// the destination pods named ports resolve on.
-func (c *compiler) portRules(ch *Chain, ports []networkingv1.NetworkPolicyPort, src string, within *addrSet, dsts []*Pod) {
+// the destination pods named ports resolve on (for egress, every pod: then
+// the resolution is shared between rules with the same destinations).
+func (c *compiler) portRules(ch *Chain, ports []networkingv1.NetworkPolicyPort, src string, within *addrSet, dsts []*Pod, egress bool) {
 	dst := ""
 	if within != nil && hasNumbered(ports) {
 		dst = c.set(*within)
@@ -142,7 +158,7 @@ func (c *compiler) portRules(ch *Chain, ports []networkingv1.NetworkPolicyPort, 
 			}
 			ch.Rules = append(ch.Rules, Rule{Src: src, Dst: dst, Proto: proto, PortLo: lo, PortHi: hi, Verdict: Accept})
 		default:
-			c.namedPortRules(ch, pp.Port.StrVal, proto, src, within, dsts)
+			c.namedPortRules(ch, pp.Port.StrVal, proto, src, within, dsts, egress)
 		}
 	}
 }
