@@ -21,14 +21,22 @@ const ResourcePeerPods = "peerpods"
 const MaxPeerPodBytes = 64 << 10
 
 // PeerPod is a pod as seen by NetworkPolicy on another node: where it
-// lives, its labels, its addresses and its named container ports.
+// lives, its labels, its addresses and its named container ports. It has
+// the Kubernetes shape (metadata first) so a desired-stream Change carries
+// its resourceVersion like any object's.
 type PeerPod struct {
-	Namespace string            `json:"namespace"`
-	Name      string            `json:"name"`
-	UID       string            `json:"uid,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
-	IPs       []string          `json:"ips"`
-	Ports     []PeerPort        `json:"ports,omitempty"`
+	Metadata PeerMeta   `json:"metadata"`
+	IPs      []string   `json:"ips"`
+	Ports    []PeerPort `json:"ports,omitempty"`
+}
+
+// PeerMeta is the part of a pod's metadata a peer needs.
+type PeerMeta struct {
+	Namespace       string            `json:"namespace"`
+	Name            string            `json:"name"`
+	UID             string            `json:"uid,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
 }
 
 // PeerPort is a named container port (unnamed ones are never needed).
@@ -44,7 +52,7 @@ func PeerPodOf(pod *corev1.Pod) (*PeerPod, bool) {
 	if pod.Spec.HostNetwork || len(pod.Status.PodIPs) == 0 && pod.Status.PodIP == "" {
 		return nil, false
 	}
-	p := &PeerPod{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Labels: pod.Labels}
+	p := &PeerPod{Metadata: PeerMeta{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Labels: pod.Labels}}
 	for _, ip := range pod.Status.PodIPs {
 		p.IPs = append(p.IPs, ip.IP)
 	}
@@ -90,15 +98,16 @@ func DecodePeerPod(data []byte) (*PeerPod, error) {
 }
 
 func (p *PeerPod) check() error {
+	m := &p.Metadata
 	switch {
-	case len(validation.IsDNS1123Label(p.Namespace)) > 0:
-		return fmt.Errorf("namespace: %q is not a DNS label", p.Namespace)
-	case !validName(p.Name):
-		return fmt.Errorf("name: %q is not a DNS subdomain", p.Name)
+	case len(validation.IsDNS1123Label(m.Namespace)) > 0:
+		return fmt.Errorf("metadata.namespace: %q is not a DNS label", m.Namespace)
+	case !validName(m.Name):
+		return fmt.Errorf("metadata.name: %q is not a DNS subdomain", m.Name)
 	case len(p.IPs) == 0 || len(p.IPs) > 2:
 		return fmt.Errorf("ips: got %d addresses, want 1 or 2", len(p.IPs))
 	}
-	if errs := metav1validation.ValidateLabels(p.Labels, field.NewPath("labels")); len(errs) > 0 {
+	if errs := metav1validation.ValidateLabels(m.Labels, field.NewPath("metadata", "labels")); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
 	for i, ip := range p.IPs {

@@ -15,7 +15,7 @@ func TestPeerPodOf(t *testing.T) {
 			{Name: "http", ContainerPort: 8080}, {ContainerPort: 9000}, {Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}}}}},
 		Status: corev1.PodStatus{PodIP: "10.42.1.5", PodIPs: []corev1.PodIP{{IP: "10.42.1.5"}}}}
 	got, ok := PeerPodOf(pod)
-	want := &PeerPod{Namespace: "prod", Name: "web", UID: "u1", Labels: map[string]string{"app": "web"}, IPs: []string{"10.42.1.5"},
+	want := &PeerPod{Metadata: PeerMeta{Namespace: "prod", Name: "web", UID: "u1", Labels: map[string]string{"app": "web"}}, IPs: []string{"10.42.1.5"},
 		Ports: []PeerPort{{Name: "dns", Port: 53, Protocol: "UDP"}, {Name: "http", Port: 8080, Protocol: "TCP"}}}
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, %v; want %+v", got, ok, want)
@@ -32,14 +32,14 @@ func TestPeerPodOf(t *testing.T) {
 
 func TestDecodePeerPodNamesTheField(t *testing.T) {
 	for _, tc := range []struct{ data, field string }{
-		{`{"namespace":"Prod","name":"a","ips":["10.0.0.1"]}`, "namespace"},
-		{`{"namespace":"p","name":"a/b","ips":["10.0.0.1"]}`, "name"},
-		{`{"namespace":"p","name":"a","ips":[]}`, "ips"},
-		{`{"namespace":"p","name":"a","ips":["10.0.0.01"]}`, "ips[0]"},
-		{`{"namespace":"p","name":"a","ips":["10.0.0.1"],"labels":{"-x":"y"}}`, "labels"},
-		{`{"namespace":"p","name":"a","ips":["10.0.0.1"],"ports":[{"name":"http","port":0,"protocol":"TCP"}]}`, "ports[0].port"},
-		{`{"namespace":"p","name":"a","ips":["10.0.0.1"],"ports":[{"name":"http","port":80,"protocol":"ICMP"}]}`, "ports[0].protocol"},
-		{`{"namespace":"p","name":"a","ips":["10.0.0.1"],"extra":1}`, "extra"},
+		{`{"metadata":{"namespace":"Prod","name":"a"},"ips":["10.0.0.1"]}`, "metadata.namespace"},
+		{`{"metadata":{"namespace":"p","name":"a/b"},"ips":["10.0.0.1"]}`, "metadata.name"},
+		{`{"metadata":{"namespace":"p","name":"a"},"ips":[]}`, "ips"},
+		{`{"metadata":{"namespace":"p","name":"a"},"ips":["10.0.0.01"]}`, "ips[0]"},
+		{`{"metadata":{"namespace":"p","name":"a","labels":{"-x":"y"}},"ips":["10.0.0.1"]}`, "metadata.labels"},
+		{`{"metadata":{"namespace":"p","name":"a"},"ips":["10.0.0.1"],"ports":[{"name":"http","port":0,"protocol":"TCP"}]}`, "ports[0].port"},
+		{`{"metadata":{"namespace":"p","name":"a"},"ips":["10.0.0.1"],"ports":[{"name":"http","port":80,"protocol":"ICMP"}]}`, "ports[0].protocol"},
+		{`{"metadata":{"namespace":"p","name":"a"},"ips":["10.0.0.1"],"extra":1}`, "extra"},
 	} {
 		_, err := DecodePeerPod([]byte(tc.data))
 		if err == nil || !strings.Contains(err.Error(), tc.field) {
@@ -49,9 +49,9 @@ func TestDecodePeerPodNamesTheField(t *testing.T) {
 }
 
 func FuzzDecodePeerPod(f *testing.F) {
-	f.Add([]byte(`{"namespace":"prod","name":"web","uid":"u","labels":{"app":"web"},"ips":["10.42.1.5","fd00::5"],"ports":[{"name":"http","port":8080,"protocol":"TCP"}]}`))
-	f.Add([]byte(`{"namespace":"p","name":"a","ips":["10.0.0.1"]}`))
-	f.Add([]byte(`{"namespace":"p","name":"a","ips":["::ffff:10.0.0.1"]}`))
+	f.Add([]byte(`{"metadata":{"namespace":"prod","name":"web","uid":"u","resourceVersion":"7","labels":{"app":"web"}},"ips":["10.42.1.5","fd00::5"],"ports":[{"name":"http","port":8080,"protocol":"TCP"}]}`))
+	f.Add([]byte(`{"metadata":{"namespace":"p","name":"a"},"ips":["10.0.0.1"]}`))
+	f.Add([]byte(`{"metadata":{"namespace":"p","name":"a"},"ips":["::ffff:10.0.0.1"]}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := DecodePeerPod(data)
