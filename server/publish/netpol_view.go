@@ -1,0 +1,150 @@
+package publish
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// apply moves the scope past one stored change and returns what it changes
+// in each node's policy view.
+func (s *policyScope) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) {
+	out := &fanout{}
+	var kv *datastore.KeyValue
+	if ev.Type != datastore.EventDelete {
+		kv = ev.KV
+	}
+	switch ref.Resource {
+	case mqtt.ResourcePods:
+		cur, err := s.boundPod(ref, kv)
+		if err != nil {
+			return nil, err
+		}
+		s.podChanged(ref, cur, out)
+	case "networkpolicies":
+		var cur *scopePolicy
+		if kv != nil {
+			var err error
+			if cur, err = scopePolicyOf(ref, kv); err != nil {
+				return nil, err
+			}
+		}
+		s.policyChanged(ref, cur, out)
+	case "namespaces":
+		s.namespaceChanged(ref.Name, kv, out)
+	}
+	return out, nil
+}
+
+// boundPod decodes a stored pod; nil when deleted or not bound.
+func (s *policyScope) boundPod(ref mqtt.ObjectRef, kv *datastore.KeyValue) (*scopePod, error) {
+	if kv == nil {
+		return nil, nil
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+		return nil, fmt.Errorf("stored pod %s: %w", kv.Key, err)
+	}
+	if pod.Spec.NodeName == "" {
+		return nil, nil
+	}
+	return s.scopePodOf(ref, &pod, kv.ModRevision)
+}
+
+// recompute brings a node's policies up to date with its pods: a policy
+// gained counts its picked pods up, one lost counts them down, and changed
+// (a policy that changed) is sent again if the node keeps it.
+func (s *policyScope) recompute(node string, changed mqtt.ObjectRef, out *fanout) {
+	ns := s.node(node)
+	want := map[mqtt.ObjectRef]bool{}
+	for ref, p := range s.policies {
+		for _, pod := range s.byNode[node] {
+			if pod.ref.Namespace == ref.Namespace && p.selector.Matches(pod.labels) {
+				want[ref] = true
+				break
+			}
+		}
+	}
+	for _, ref := range sortedRefs(want) {
+		switch {
+		case !ns.policies[ref]:
+			s.addPolicy(node, ref, out)
+		case ref == changed:
+			out.add(node, change{mqtt.Modified, ref, s.policies[ref].kv})
+		}
+	}
+	for _, ref := range sortedRefs(ns.policies) {
+		if !want[ref] {
+			s.dropPolicy(node, ref, out)
+		}
+	}
+	s.syncNamespaces(node, out)
+	if len(ns.policies) == 0 && len(ns.sent) == 0 && len(ns.ns) == 0 {
+		delete(s.nodes, node)
+	}
+}
+
+func (s *policyScope) addPolicy(node string, ref mqtt.ObjectRef, out *fanout) {
+	ns := s.nodes[node]
+	ns.policies[ref] = true
+	if s.holders[ref] == nil {
+		s.holders[ref] = map[string]bool{}
+	}
+	s.holders[ref][node] = true
+	out.add(node, change{mqtt.Added, ref, s.policies[ref].kv})
+	for pr := range s.picked[ref] {
+		ns.count[pr]++
+		s.settle(node, pr, out)
+	}
+}
+
+func (s *policyScope) dropPolicy(node string, ref mqtt.ObjectRef, out *fanout) {
+	ns := s.nodes[node]
+	delete(ns.policies, ref)
+	delete(s.holders[ref], node)
+	if len(s.holders[ref]) == 0 {
+		delete(s.holders, ref)
+	}
+	out.add(node, change{mqtt.Deleted, ref, nil})
+	for pr := range s.picked[ref] {
+		ns.count[pr]--
+		s.settle(node, pr, out)
+	}
+	s.syncNamespaces(node, out)
+}
+
+func (s *policyScope) node(name string) *nodeScope {
+	ns := s.nodes[name]
+	if ns == nil {
+		ns = &nodeScope{policies: map[mqtt.ObjectRef]bool{}, count: map[mqtt.ObjectRef]int{},
+			sent: map[mqtt.ObjectRef]uint64{}, nsUse: map[string]int{}, ns: map[string]bool{}}
+		s.nodes[name] = ns
+	}
+	return ns
+}
+
+// candidates are the pods, by namespace, a policy may pick: its own
+// namespace, those its namespace selectors match, all for a named port
+// resolved on any pod.
+func (s *policyScope) candidates(p *scopePolicy) map[string]map[mqtt.ObjectRef]*scopePod {
+	if len(p.named) > 0 {
+		return s.byNS
+	}
+	out := map[string]map[mqtt.ObjectRef]*scopePod{}
+	for _, ps := range p.peers {
+		if ps.nsSel == nil {
+			out[ps.ns] = s.byNS[ps.ns]
+			continue
+		}
+		for name, pods := range s.byNS {
+			if ps.nsSel.Matches(s.namespaceLabels(name)) {
+				out[name] = pods
+			}
+		}
+	}
+	return out
+}
