@@ -33,8 +33,9 @@ func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout)
 			owners[p.node], touched[p.node] = true, true
 		}
 	}
+	candidates := s.policiesIn(ref.Namespace)
 	for _, node := range sortedKeys(owners) {
-		s.recompute(node, mqtt.ObjectRef{}, out)
+		s.recompute(node, candidates, mqtt.ObjectRef{}, out)
 	}
 	for _, node := range sortedKeys(touched) {
 		if s.settle(node, ref, out) || owners[node] {
@@ -110,9 +111,14 @@ func (s *policyScope) policyChanged(ref mqtt.ObjectRef, cur *scopePolicy, out *f
 		}
 		delete(s.policies, ref)
 		delete(s.picked, ref)
+		delete(s.byPolicyNS[ref.Namespace], ref)
 		return
 	}
 	s.policies[ref] = cur
+	if s.byPolicyNS[ref.Namespace] == nil {
+		s.byPolicyNS[ref.Namespace] = map[mqtt.ObjectRef]bool{}
+	}
+	s.byPolicyNS[ref.Namespace][ref] = true
 	s.repick(ref, out)
 	for _, pod := range s.byNS[ref.Namespace] {
 		if cur.selector.Matches(pod.labels) {
@@ -120,7 +126,7 @@ func (s *policyScope) policyChanged(ref mqtt.ObjectRef, cur *scopePolicy, out *f
 		}
 	}
 	for _, node := range sortedKeys(nodes) {
-		s.recompute(node, ref, out)
+		s.recompute(node, []mqtt.ObjectRef{ref}, ref, out)
 	}
 }
 

@@ -36,10 +36,12 @@ type policyScope struct {
 	policies map[mqtt.ObjectRef]*scopePolicy
 	picked   map[mqtt.ObjectRef]map[mqtt.ObjectRef]bool // policy -> the pods it picks as peers
 	holders  map[mqtt.ObjectRef]map[string]bool         // policy -> the nodes it is sent to
-	nsKV     map[string]*datastore.KeyValue
-	nsLabels map[string]labels.Set
-	nodes    map[string]*nodeScope
-	seed     maphash.Seed
+	// byPolicyNS indexes the policies by namespace.
+	byPolicyNS map[string]map[mqtt.ObjectRef]bool
+	nsKV       map[string]*datastore.KeyValue
+	nsLabels   map[string]labels.Set
+	nodes      map[string]*nodeScope
+	seed       maphash.Seed
 }
 
 // scopePod is what the scope keeps of a pod.
@@ -83,7 +85,7 @@ func newPolicyScope() *policyScope {
 	return &policyScope{pods: map[mqtt.ObjectRef]*scopePod{}, byNode: map[string]map[mqtt.ObjectRef]*scopePod{},
 		byNS:     map[string]map[mqtt.ObjectRef]*scopePod{},
 		policies: map[mqtt.ObjectRef]*scopePolicy{}, picked: map[mqtt.ObjectRef]map[mqtt.ObjectRef]bool{},
-		holders: map[mqtt.ObjectRef]map[string]bool{}, nsKV: map[string]*datastore.KeyValue{},
+		holders: map[mqtt.ObjectRef]map[string]bool{}, byPolicyNS: map[string]map[mqtt.ObjectRef]bool{}, nsKV: map[string]*datastore.KeyValue{},
 		nsLabels: map[string]labels.Set{}, nodes: map[string]*nodeScope{}, seed: maphash.MakeSeed()}
 }
 

@@ -55,30 +55,26 @@ func (s *policyScope) boundPod(ref mqtt.ObjectRef, kv *datastore.KeyValue) (*sco
 	return s.scopePodOf(ref, &pod, kv.ModRevision)
 }
 
-// recompute brings a node's policies up to date with its pods: a policy
-// gained counts its picked pods up, one lost counts them down, and changed
-// (a policy that changed) is sent again if the node keeps it.
-func (s *policyScope) recompute(node string, changed mqtt.ObjectRef, out *fanout) {
+// recompute re-evaluates whether a node holds each of the candidate
+// policies (those a change may concern: a pod's namespace's, or the policy
+// that changed): one gained counts its picked pods up, one lost counts them
+// down, and changed (a policy that changed) is sent again if kept.
+func (s *policyScope) recompute(node string, candidates []mqtt.ObjectRef, changed mqtt.ObjectRef, out *fanout) {
 	ns := s.node(node)
-	want := map[mqtt.ObjectRef]bool{}
-	for ref, p := range s.policies {
+	for _, ref := range candidates {
+		p, holds := s.policies[ref], false
 		for _, pod := range s.byNode[node] {
-			if pod.ref.Namespace == ref.Namespace && p.selector.Matches(pod.labels) {
-				want[ref] = true
+			if p != nil && pod.ref.Namespace == ref.Namespace && p.selector.Matches(pod.labels) {
+				holds = true
 				break
 			}
 		}
-	}
-	for _, ref := range sortedRefs(want) {
 		switch {
-		case !ns.policies[ref]:
+		case holds && !ns.policies[ref]:
 			s.addPolicy(node, ref, out)
-		case ref == changed:
-			out.add(node, change{mqtt.Modified, ref, s.policies[ref].kv})
-		}
-	}
-	for _, ref := range sortedRefs(ns.policies) {
-		if !want[ref] {
+		case holds && ref == changed:
+			out.add(node, change{mqtt.Modified, ref, p.kv})
+		case !holds && ns.policies[ref]:
 			s.dropPolicy(node, ref, out)
 		}
 	}
@@ -86,6 +82,15 @@ func (s *policyScope) recompute(node string, changed mqtt.ObjectRef, out *fanout
 	if len(ns.policies) == 0 && len(ns.sent) == 0 && len(ns.ns) == 0 {
 		delete(s.nodes, node)
 	}
+}
+
+// policiesIn lists the policies of a namespace.
+func (s *policyScope) policiesIn(namespace string) []mqtt.ObjectRef {
+	refs := map[mqtt.ObjectRef]bool{}
+	for ref := range s.byPolicyNS[namespace] {
+		refs[ref] = true
+	}
+	return sortedRefs(refs)
 }
 
 func (s *policyScope) addPolicy(node string, ref mqtt.ObjectRef, out *fanout) {
