@@ -15,8 +15,8 @@ func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout)
 	old := s.pods[ref]
 	s.place(ref, old, cur)
 	touched := map[string]bool{}
-	for _, pref := range sortedRefs(s.policyRefs()) {
-		was, is := s.picked[pref][ref], cur != nil && s.picks(s.policies[pref], cur)
+	for pref, p := range s.policies { // order does not matter: counts only
+		was, is := s.picked[pref][ref], cur != nil && s.picks(p, cur)
 		s.setPicked(pref, ref, is)
 		for node := range s.holders[pref] {
 			if was || is {
