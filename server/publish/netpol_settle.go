@@ -66,6 +66,9 @@ func (s *policyScope) syncNamespaces(node string, out *fanout) {
 			want[pod.ref.Namespace] = true
 		}
 	}
+	if sameKeys(want, ns.ns) {
+		return
+	}
 	for _, name := range sortedKeys(want) {
 		if kv := s.nsKV[name]; kv != nil && !ns.ns[name] {
 			ns.ns[name] = true
@@ -117,4 +120,18 @@ func (s *policyScope) nodeView(node string) []change {
 		out = append(out, change{mqtt.Added, peer, peerKV(peer, s.pods[ref])})
 	}
 	return out
+}
+
+// sameKeys tells whether a node holds exactly the namespaces it needs (the
+// common case, checked without sorting).
+func sameKeys(want, have map[string]bool) bool {
+	if len(want) != len(have) {
+		return false
+	}
+	for k := range want {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
@@ -40,19 +42,48 @@ func (s *policyScope) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, e
 	return out, nil
 }
 
+// policyPod is the part of a stored pod the policy view reads: decoding
+// only it costs a fraction of a whole pod.
+type policyPod struct {
+	Metadata struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		UID       types.UID         `json:"uid"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Spec struct {
+		NodeName    string `json:"nodeName"`
+		HostNetwork bool   `json:"hostNetwork"`
+		Containers  []struct {
+			Ports []corev1.ContainerPort `json:"ports"`
+		} `json:"containers"`
+	} `json:"spec"`
+	Status struct {
+		PodIP  string         `json:"podIP"`
+		PodIPs []corev1.PodIP `json:"podIPs"`
+	} `json:"status"`
+}
+
 // boundPod decodes a stored pod; nil when deleted or not bound.
 func (s *policyScope) boundPod(ref mqtt.ObjectRef, kv *datastore.KeyValue) (*scopePod, error) {
 	if kv == nil {
 		return nil, nil
 	}
-	var pod corev1.Pod
-	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+	var pp policyPod
+	if err := json.Unmarshal(kv.Value, &pp); err != nil {
 		return nil, fmt.Errorf("stored pod %s: %w", kv.Key, err)
 	}
-	if pod.Spec.NodeName == "" {
+	if pp.Spec.NodeName == "" {
 		return nil, nil
 	}
-	return s.scopePodOf(ref, &pod, kv.ModRevision)
+	m := &pp.Metadata
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, Labels: m.Labels},
+		Spec:   corev1.PodSpec{NodeName: pp.Spec.NodeName, HostNetwork: pp.Spec.HostNetwork},
+		Status: corev1.PodStatus{PodIP: pp.Status.PodIP, PodIPs: pp.Status.PodIPs}}
+	for _, c := range pp.Spec.Containers {
+		pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Ports: c.Ports})
+	}
+	return s.scopePodOf(ref, pod, kv.ModRevision)
 }
 
 // recompute re-evaluates whether a node holds each of the candidate
