@@ -43,9 +43,7 @@ func newTestNet(t testing.TB) *testNet {
 	n.ip("-n", n.node, "addr", "add", "10.77.0.1/24", "dev", "br0")
 	n.ip("-n", n.node, "link", "set", "br0", "up")
 	n.sysctl(n.node, "net/ipv4/ip_forward")
-	if _, err := os.Stat("/proc/sys/net/bridge"); err != nil {
-		t.Fatalf("br_netfilter is not loaded (modprobe br_netfilter): %v", err)
-	}
+	requireBrNetfilter(t)
 	n.sysctl(n.node, "net/bridge/bridge-nf-call-iptables")
 	out := n.netns("out")
 	n.ip("-n", n.node, "link", "add", "vout", "type", "veth", "peer", "name", "eth0", "netns", out)
@@ -53,6 +51,19 @@ func newTestNet(t testing.TB) *testNet {
 	n.ip("-n", n.node, "link", "set", "vout", "up")
 	n.up(out, "10.78.0.2/24", "10.78.0.1")
 	return n
+}
+
+// requireBrNetfilter loads br_netfilter when it is not (as the agent's
+// sandbox does), and fails when it cannot be.
+func requireBrNetfilter(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/proc/sys/net/bridge"); err == nil {
+		return
+	}
+	out, err := exec.Command("modprobe", "br_netfilter").CombinedOutput()
+	if _, serr := os.Stat("/proc/sys/net/bridge"); serr != nil {
+		t.Fatalf("br_netfilter is not loaded and modprobe br_netfilter failed (%v: %s): bridged pod traffic would bypass the rules", err, out)
+	}
 }
 
 // netns adds a namespace, removed when the test ends.
