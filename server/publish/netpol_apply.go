@@ -13,17 +13,18 @@ import (
 // recompute their policies, and every node concerned settles the pod.
 func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout) {
 	old := s.pods[ref]
+	id := s.idOf(ref)
 	s.place(ref, old, cur)
 	touched := map[string]bool{}
 	for pref, p := range s.policies { // order does not matter: counts only
-		was, is := s.picked[pref][ref], cur != nil && s.picks(p, cur)
-		s.setPicked(pref, ref, is)
+		was, is := s.picked[pref][id], cur != nil && s.picks(p, cur)
+		s.setPicked(pref, id, is)
 		for node := range s.holders[pref] {
 			if was || is {
 				touched[node] = true
 			}
 			if was != is {
-				s.nodes[node].count[ref] += delta(is)
+				s.nodes[node].count[id] += delta(is)
 			}
 		}
 	}
@@ -38,13 +39,16 @@ func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout)
 		s.recompute(node, candidates, mqtt.ObjectRef{}, out)
 	}
 	for _, node := range sortedKeys(touched) {
-		if s.settle(node, ref, out) || owners[node] {
+		if s.settle(node, id, out) || owners[node] {
 			s.syncNamespaces(node, out)
 		}
 	}
+	if cur == nil {
+		s.release(ref)
+	}
 }
 
-func delta(up bool) int {
+func delta(up bool) int32 {
 	if up {
 		return 1
 	}
@@ -59,10 +63,10 @@ func (s *policyScope) policyRefs() map[mqtt.ObjectRef]bool {
 	return out
 }
 
-func (s *policyScope) setPicked(policy, pod mqtt.ObjectRef, in bool) {
+func (s *policyScope) setPicked(policy mqtt.ObjectRef, pod int32, in bool) {
 	switch {
 	case in && s.picked[policy] == nil:
-		s.picked[policy] = map[mqtt.ObjectRef]bool{pod: true}
+		s.picked[policy] = map[int32]bool{pod: true}
 	case in:
 		s.picked[policy][pod] = true
 	default:
@@ -133,11 +137,11 @@ func (s *policyScope) policyChanged(ref mqtt.ObjectRef, cur *scopePolicy, out *f
 // repick recomputes what a policy picks and recounts the nodes holding it.
 func (s *policyScope) repick(ref mqtt.ObjectRef, out *fanout) {
 	p := s.policies[ref]
-	now := map[mqtt.ObjectRef]bool{}
+	now := map[int32]bool{}
 	for _, pods := range s.candidates(p) {
 		for pr, x := range pods {
 			if s.picks(p, x) {
-				now[pr] = true
+				now[s.ids[pr]] = true
 			}
 		}
 	}

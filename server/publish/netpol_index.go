@@ -74,7 +74,7 @@ func (x *index) inPolicyView(node string, ref mqtt.ObjectRef) (in bool, kv *data
 		}
 	case mqtt.ResourcePeerPods:
 		pod := mqtt.ObjectRef{Resource: mqtt.ResourcePods, Namespace: ref.Namespace, Name: ref.Name}
-		if _, held := ns.sentOf(pod); held {
+		if _, held := ns.sentOf(x.scope.ids, pod); held {
 			return true, peerKV(ref, x.scope.pods[pod]), true
 		}
 	default:
@@ -83,11 +83,12 @@ func (x *index) inPolicyView(node string, ref mqtt.ObjectRef) (in bool, kv *data
 	return false, nil, true
 }
 
-func (ns *nodeScope) sentOf(pod mqtt.ObjectRef) (uint64, bool) {
-	if ns == nil {
+func (ns *nodeScope) sentOf(ids map[mqtt.ObjectRef]int32, pod mqtt.ObjectRef) (uint64, bool) {
+	id, known := ids[pod]
+	if ns == nil || !known {
 		return 0, false
 	}
-	sum, ok := ns.sent[pod]
+	sum, ok := ns.sent[id]
 	return sum, ok
 }
 

@@ -34,14 +34,20 @@ type policyScope struct {
 	byNode   map[string]map[mqtt.ObjectRef]*scopePod
 	byNS     map[string]map[mqtt.ObjectRef]*scopePod
 	policies map[mqtt.ObjectRef]*scopePolicy
-	picked   map[mqtt.ObjectRef]map[mqtt.ObjectRef]bool // policy -> the pods it picks as peers
-	holders  map[mqtt.ObjectRef]map[string]bool         // policy -> the nodes it is sent to
+	picked   map[mqtt.ObjectRef]map[int32]bool  // policy -> the pods (ids) it picks as peers
+	holders  map[mqtt.ObjectRef]map[string]bool // policy -> the nodes it is sent to
 	// byPolicyNS indexes the policies by namespace.
 	byPolicyNS map[string]map[mqtt.ObjectRef]bool
-	nsKV       map[string]*datastore.KeyValue
-	nsLabels   map[string]labels.Set
-	nodes      map[string]*nodeScope
-	seed       maphash.Seed
+	// Pods are known by small ids in the per-node and per-policy maps (a
+	// quarter of the memory of references); an id is freed once no node
+	// holds the pod.
+	ids      map[mqtt.ObjectRef]int32
+	refs     []mqtt.ObjectRef
+	free     []int32
+	nsKV     map[string]*datastore.KeyValue
+	nsLabels map[string]labels.Set
+	nodes    map[string]*nodeScope
+	seed     maphash.Seed
 }
 
 // scopePod is what the scope keeps of a pod.
@@ -75,16 +81,16 @@ type peerSelector struct {
 // nodeScope is one node's view.
 type nodeScope struct {
 	policies map[mqtt.ObjectRef]bool
-	count    map[mqtt.ObjectRef]int    // pod -> how many of the node's policies pick it
-	sent     map[mqtt.ObjectRef]uint64 // pod -> hash of the summary the node holds
-	nsUse    map[string]int            // peers sent per namespace
-	ns       map[string]bool           // namespaces the node holds
+	count    map[int32]int32  // pod id -> how many of the node's policies pick it
+	sent     map[int32]uint64 // pod id -> hash of the summary the node holds
+	nsUse    map[string]int   // peers sent per namespace
+	ns       map[string]bool  // namespaces the node holds
 }
 
 func newPolicyScope() *policyScope {
 	return &policyScope{pods: map[mqtt.ObjectRef]*scopePod{}, byNode: map[string]map[mqtt.ObjectRef]*scopePod{},
 		byNS:     map[string]map[mqtt.ObjectRef]*scopePod{},
-		policies: map[mqtt.ObjectRef]*scopePolicy{}, picked: map[mqtt.ObjectRef]map[mqtt.ObjectRef]bool{},
+		policies: map[mqtt.ObjectRef]*scopePolicy{}, picked: map[mqtt.ObjectRef]map[int32]bool{}, ids: map[mqtt.ObjectRef]int32{},
 		holders: map[mqtt.ObjectRef]map[string]bool{}, byPolicyNS: map[string]map[mqtt.ObjectRef]bool{}, nsKV: map[string]*datastore.KeyValue{},
 		nsLabels: map[string]labels.Set{}, nodes: map[string]*nodeScope{}, seed: maphash.MakeSeed()}
 }
@@ -191,4 +197,30 @@ func (s *policyScope) namespaceLabels(ns string) labels.Set {
 		return l
 	}
 	return labels.Set{"kubernetes.io/metadata.name": ns}
+}
+
+// idOf gives a pod its id, assigning one if it has none.
+func (s *policyScope) idOf(ref mqtt.ObjectRef) int32 {
+	if id, ok := s.ids[ref]; ok {
+		return id
+	}
+	var id int32
+	if n := len(s.free); n > 0 {
+		id, s.free = s.free[n-1], s.free[:n-1]
+		s.refs[id] = ref
+	} else {
+		id = int32(len(s.refs))
+		s.refs = append(s.refs, ref)
+	}
+	s.ids[ref] = id
+	return id
+}
+
+// release frees a deleted pod's id (no node or policy holds it any more).
+func (s *policyScope) release(ref mqtt.ObjectRef) {
+	if id, ok := s.ids[ref]; ok {
+		delete(s.ids, ref)
+		s.refs[id] = mqtt.ObjectRef{}
+		s.free = append(s.free, id)
+	}
 }

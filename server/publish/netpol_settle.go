@@ -13,17 +13,18 @@ import (
 // of its policies picks it, it runs elsewhere, it has an address) and the
 // node holds another version or none, or its removal when it no longer is.
 // It reports whether the pod entered or left the node's peers.
-func (s *policyScope) settle(node string, ref mqtt.ObjectRef, out *fanout) bool {
+func (s *policyScope) settle(node string, id int32, out *fanout) bool {
 	ns := s.nodes[node]
 	if ns == nil {
 		return false
 	}
-	if ns.count[ref] <= 0 {
-		delete(ns.count, ref)
+	if ns.count[id] <= 0 {
+		delete(ns.count, id)
 	}
+	ref := s.refs[id]
 	x := s.pods[ref]
-	want := ns.count[ref] > 0 && x != nil && x.node != node && x.summary != nil
-	sum, had := ns.sent[ref]
+	want := ns.count[id] > 0 && x != nil && x.node != node && x.summary != nil
+	sum, had := ns.sent[id]
 	peer := mqtt.ObjectRef{Resource: mqtt.ResourcePeerPods, Namespace: ref.Namespace, Name: ref.Name}
 	switch {
 	case want && (!had || sum != x.sum):
@@ -32,11 +33,11 @@ func (s *policyScope) settle(node string, ref mqtt.ObjectRef, out *fanout) bool 
 			typ = mqtt.Added
 			ns.nsUse[ref.Namespace]++
 		}
-		ns.sent[ref] = x.sum
+		ns.sent[id] = x.sum
 		out.add(node, change{typ, peer, peerKV(peer, x)})
 		return !had
 	case !want && had:
-		delete(ns.sent, ref)
+		delete(ns.sent, id)
 		if ns.nsUse[ref.Namespace]--; ns.nsUse[ref.Namespace] <= 0 {
 			delete(ns.nsUse, ref.Namespace)
 		}
@@ -112,8 +113,8 @@ func (s *policyScope) nodeView(node string) []change {
 		out = append(out, change{mqtt.Added, ref, s.policies[ref].kv})
 	}
 	peers := map[mqtt.ObjectRef]bool{}
-	for ref := range ns.sent {
-		peers[ref] = true
+	for id := range ns.sent {
+		peers[s.refs[id]] = true
 	}
 	for _, ref := range sortedRefs(peers) {
 		peer := mqtt.ObjectRef{Resource: mqtt.ResourcePeerPods, Namespace: ref.Namespace, Name: ref.Name}

@@ -156,8 +156,8 @@ func (s *policyScope) dropPolicy(node string, ref mqtt.ObjectRef, out *fanout) {
 func (s *policyScope) node(name string) *nodeScope {
 	ns := s.nodes[name]
 	if ns == nil {
-		ns = &nodeScope{policies: map[mqtt.ObjectRef]bool{}, count: map[mqtt.ObjectRef]int{},
-			sent: map[mqtt.ObjectRef]uint64{}, nsUse: map[string]int{}, ns: map[string]bool{}}
+		ns = &nodeScope{policies: map[mqtt.ObjectRef]bool{}, count: map[int32]int32{},
+			sent: map[int32]uint64{}, nsUse: map[string]int{}, ns: map[string]bool{}}
 		s.nodes[name] = ns
 	}
 	return ns
