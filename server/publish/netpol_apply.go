@@ -15,19 +15,7 @@ func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout)
 	old := s.pods[ref]
 	id := s.idOf(ref)
 	s.place(ref, old, cur)
-	touched := map[string]bool{}
-	for pref, p := range s.policies { // order does not matter: counts only
-		was, is := s.picked[pref][id], cur != nil && s.picks(p, cur)
-		s.setPicked(pref, id, is)
-		for node := range s.holders[pref] {
-			if was || is {
-				touched[node] = true
-			}
-			if was != is {
-				s.nodes[node].count[id] += delta(is)
-			}
-		}
-	}
+	touched := s.recount(id, cur)
 	owners := map[string]bool{}
 	for _, p := range []*scopePod{old, cur} {
 		if p != nil {
@@ -46,6 +34,26 @@ func (s *policyScope) podChanged(ref mqtt.ObjectRef, cur *scopePod, out *fanout)
 	if cur == nil {
 		s.release(ref)
 	}
+}
+
+// recount asks every policy whether it picks the pod now, updates the
+// counts of the nodes holding one whose answer changed, and returns the
+// nodes holding one that picks it, before or after.
+func (s *policyScope) recount(id int32, cur *scopePod) map[string]bool {
+	touched := map[string]bool{}
+	for pref, p := range s.policies { // order does not matter: counts only
+		was, is := s.picked[pref][id], cur != nil && s.picks(p, cur)
+		s.setPicked(pref, id, is)
+		for node := range s.holders[pref] {
+			if was || is {
+				touched[node] = true
+			}
+			if was != is {
+				s.nodes[node].count[id] += delta(is)
+			}
+		}
+	}
+	return touched
 }
 
 func delta(up bool) int32 {

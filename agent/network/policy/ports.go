@@ -51,6 +51,27 @@ func (c *compiler) namedPortRules(ch *Chain, name string, proto uint8, src strin
 
 // resolveNamed gives the rules of one named port: one per number it means.
 func (c *compiler) resolveNamed(name string, proto uint8, src string, within *addrSet, dsts []*Pod) []Rule {
+	byNumber := groupByPort(name, proto, within, dsts)
+	numbers := make([]int32, 0, len(byNumber))
+	for n := range byNumber {
+		numbers = append(numbers, n)
+	}
+	sort.Slice(numbers, func(i, j int) bool { return numbers[i] < numbers[j] })
+	var rules []Rule
+	for _, n := range numbers {
+		if byNumber[n].empty() {
+			continue
+		}
+		port := uint16(n)
+		rules = append(rules, Rule{Src: src, Dst: c.set(*byNumber[n]), Proto: proto,
+			PortLo: port, PortHi: port, Verdict: Accept})
+	}
+	return rules
+}
+
+// groupByPort gives, per number a named port means, the addresses of the
+// destination pods (within the rule's destinations, if any) where it means it.
+func groupByPort(name string, proto uint8, within *addrSet, dsts []*Pod) map[int32]*addrSet {
 	byNumber := map[int32]*addrSet{}
 	for _, p := range dsts {
 		n, ok := namedPort(p, name, proto)
@@ -68,21 +89,7 @@ func (c *compiler) resolveNamed(name string, proto uint8, src string, within *ad
 			}
 		}
 	}
-	numbers := make([]int32, 0, len(byNumber))
-	for n := range byNumber {
-		numbers = append(numbers, n)
-	}
-	sort.Slice(numbers, func(i, j int) bool { return numbers[i] < numbers[j] })
-	var rules []Rule
-	for _, n := range numbers {
-		if byNumber[n].empty() {
-			continue
-		}
-		port := uint16(n)
-		rules = append(rules, Rule{Src: src, Dst: c.set(*byNumber[n]), Proto: proto,
-			PortLo: port, PortHi: port, Verdict: Accept})
-	}
-	return rules
+	return byNumber
 }
 
 // namedPort finds a pod's container port by name and protocol.
