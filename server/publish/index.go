@@ -25,8 +25,10 @@ type index struct {
 	objs   map[mqtt.ObjectRef]*datastore.KeyValue
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
-	// scope is each node's NetworkPolicy view (netpol_*.go).
+	// scope is each node's NetworkPolicy view (netpol_*.go); store is
+	// where it lists pods when the first policy comes.
 	scope *policyScope
+	store datastore.Store
 }
 
 type podEntry struct {

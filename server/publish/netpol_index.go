@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/listwatch"
@@ -21,6 +22,7 @@ var policyPrefixes = []string{registryPrefix + "core/namespaces/", registryPrefi
 
 // loadPolicyInputs lists Namespaces and NetworkPolicies at rev into the scope.
 func (x *index) loadPolicyInputs(ctx context.Context, store datastore.Store, rev int64) error {
+	x.store = store
 	for _, prefix := range policyPrefixes {
 		var bad error
 		_, err := listwatch.ListAt(ctx, store, prefix, rev, func(kv *datastore.KeyValue) {
@@ -34,14 +36,30 @@ func (x *index) loadPolicyInputs(ctx context.Context, store datastore.Store, rev
 			return fmt.Errorf("list %s: %w", prefix, err)
 		}
 	}
+	if len(x.scope.policies) > 0 {
+		return x.startTracking(rev) // the pods at the load's revision
+	}
 	return nil
 }
 
 // applyPolicyView runs an event through the scope and appends its changes
-// to the fanout, node by node.
+// to the fanout, node by node. Pods are followed only while NetworkPolicies
+// exist: a cluster without any pays nothing per pod write. The first policy
+// lists the pods at its revision; when the last goes, they are forgotten.
 func (x *index) applyPolicyView(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	if !isPolicyInput(ref.Resource) {
 		return nil
+	}
+	var listErr error
+	firstPolicy := ref.Resource == "networkpolicies" && ev.Type != datastore.EventDelete
+	if !x.scope.tracking && (firstPolicy || len(x.scope.policies) > 0) {
+		// The pods as of this revision (a pod event's own pod included:
+		// applying it again below changes nothing); retried on every event
+		// while it fails.
+		listErr = x.startTracking(ev.Revision)
+	}
+	if ref.Resource == mqtt.ResourcePods && !x.scope.tracking {
+		return listErr
 	}
 	more, err := x.scope.apply(ref, ev)
 	if err != nil {
@@ -52,6 +70,32 @@ func (x *index) applyPolicyView(ref mqtt.ObjectRef, ev *datastore.Event, out *fa
 			out.add(node, c)
 		}
 	}
+	if len(x.scope.policies) == 0 {
+		x.scope.stopTracking()
+	}
+	return listErr
+}
+
+// startTracking feeds the scope every bound pod at rev.
+func (x *index) startTracking(rev int64) error {
+	if x.store == nil {
+		return fmt.Errorf("list pods for the policy view: no store")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var bad error
+	_, err := listwatch.ListAt(ctx, x.store, registryPrefix+"core/pods/", rev, func(kv *datastore.KeyValue) {
+		ref, ok := parseKey(kv.Key)
+		if !ok || bad != nil {
+			return
+		}
+		_, bad = x.scope.apply(ref, &datastore.Event{Type: datastore.EventCreate, Revision: kv.ModRevision, KV: kv})
+	})
+	if err = cmp.Or(err, bad); err != nil {
+		x.scope.stopTracking()
+		return fmt.Errorf("list pods at %d for the policy view: %w", rev, err)
+	}
+	x.scope.tracking = true
 	return nil
 }
 

@@ -102,3 +102,70 @@ func TestPublisherSendsThePolicyView(t *testing.T) {
 		return len(evs) > sent && evs[len(evs)-1].Type == mqtt.EventRelist && evs[len(evs)-1].Rev >= rev
 	})
 }
+
+// indexEvent applies the store's latest write of key to the index.
+func indexEvent(t *testing.T, x *index, store datastore.Store, key string, rev int64, deleted bool) []string {
+	t.Helper()
+	ref, _ := parseKey(key)
+	ev := &datastore.Event{Type: datastore.EventUpdate, Revision: rev, KV: &datastore.KeyValue{Key: key, ModRevision: rev}}
+	if deleted {
+		ev.Type = datastore.EventDelete
+	} else {
+		kv, err := store.Get(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.KV = kv
+	}
+	out, err := x.apply(ref, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, node := range out.order {
+		for _, c := range out.by[node] {
+			lines = append(lines, node+" "+string(c.typ)+" "+c.ref.String())
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// TestPolicyViewFollowsPodsOnlyWithPolicies: without NetworkPolicies the
+// index keeps no pod for the policy view; the first policy lists them (also
+// at load), the last one forgets them.
+func TestPolicyViewFollowsPodsOnlyWithPolicies(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	putKey(t, store, "/registry/core/namespaces/default", `{"metadata":{"name":"default"}}`)
+	putKey(t, store, "/registry/core/pods/default/web", peerPodObject(t, "web", "pi-1", "10.42.1.2", "server"))
+	putKey(t, store, "/registry/core/pods/default/client", peerPodObject(t, "client", "pi-2", "10.42.2.2", "client"))
+	x := newIndex()
+	if _, err := x.load(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.scope.pods) != 0 || x.scope.tracking {
+		t.Fatalf("no policies: got %d pods followed (tracking %v), want none", len(x.scope.pods), x.scope.tracking)
+	}
+	key := "/registry/networking.k8s.io/networkpolicies/default/allow"
+	rev := putKey(t, store, key, `{"metadata":{"namespace":"default","name":"allow"},
+		"spec":{"podSelector":{"matchLabels":{"app":"web"}},"ingress":[{"from":[{"podSelector":{"matchLabels":{"role":"client"}}}]}]}}`)
+	want(t, "the first policy", indexEvent(t, x, store, key, rev, false),
+		"pi-1 ADDED networkpolicies/default/allow", "pi-1 ADDED peerpods/default/client", "pi-1 ADDED namespaces/default")
+	again := newIndex()
+	if _, err := again.load(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	if got := again.scope.nodeView("pi-1"); len(got) != 3 {
+		t.Errorf("loaded with a policy: pi-1's view has %d objects, want 3", len(got))
+	}
+	_, _, err := store.Delete(ctx, key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want(t, "the last policy goes", indexEvent(t, x, store, key, rev+1, true),
+		"pi-1 DELETED networkpolicies/default/allow", "pi-1 DELETED peerpods/default/client", "pi-1 DELETED namespaces/default")
+	if len(x.scope.pods) != 0 || x.scope.tracking {
+		t.Errorf("after the last policy: got %d pods followed, want none", len(x.scope.pods))
+	}
+}

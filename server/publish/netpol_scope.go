@@ -41,9 +41,12 @@ type policyScope struct {
 	// Pods are known by small ids in the per-node and per-policy maps (a
 	// quarter of the memory of references); an id is freed once no node
 	// holds the pod.
-	ids      map[mqtt.ObjectRef]int32
-	refs     []mqtt.ObjectRef
-	free     []int32
+	ids  map[mqtt.ObjectRef]int32
+	refs []mqtt.ObjectRef
+	free []int32
+	// tracking: pods are followed (the index keeps it on while policies
+	// exist; the scope's own tests feed it pods directly).
+	tracking bool
 	nsKV     map[string]*datastore.KeyValue
 	nsLabels map[string]labels.Set
 	nodes    map[string]*nodeScope
@@ -223,4 +226,15 @@ func (s *policyScope) release(ref mqtt.ObjectRef) {
 		s.refs[id] = mqtt.ObjectRef{}
 		s.free = append(s.free, id)
 	}
+}
+
+// stopTracking forgets the pods (no policy needs them); nodes hold no peers
+// once the last policy is gone.
+func (s *policyScope) stopTracking() {
+	s.tracking = false
+	s.pods = map[mqtt.ObjectRef]*scopePod{}
+	s.byNode = map[string]map[mqtt.ObjectRef]*scopePod{}
+	s.byNS = map[string]map[mqtt.ObjectRef]*scopePod{}
+	s.ids, s.refs, s.free = map[mqtt.ObjectRef]int32{}, nil, nil
+	s.picked = map[mqtt.ObjectRef]map[int32]bool{}
 }
