@@ -42,16 +42,23 @@ func NewApplier(cfg Config) *Applier {
 
 // Apply replaces every policy chain, set and map with the Ruleset's in one
 // transaction: packets see either the old rules or the new, never a mix,
-// never none.
+// never none. A Ruleset that isolates no pod is no rules at all: a node
+// without NetworkPolicies has nothing of the policy part in its nftables.
 func (a *Applier) Apply(ctx context.Context, rs *Ruleset) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if rs != nil && len(rs.Ingress) == 0 && len(rs.Egress) == 0 {
+		rs = nil // nothing isolated: no rules at all, not even the base chains
+	}
 	conn, table, owned, err := a.tx.Begin(Prefix)
 	if err != nil {
 		return err
+	}
+	if rs == nil && len(owned.Chains) == 0 && len(owned.Sets) == 0 {
+		return nil // nothing there, nothing wanted: the kernel is not touched
 	}
 	keep := clearOwned(conn, owned, rs)
 	b := &batch{conn: conn, table: table, sets: map[string]*nftables.Set{}}

@@ -166,12 +166,13 @@ func listen(t testing.TB, ns string, port int) {
 	}()
 }
 
-// connects dials from inside a namespace and reports whether the server answered.
-func connects(t testing.TB, ns, addr string) bool {
+// connects dials from inside a namespace and reports whether the server
+// answered within timeout (a dropped SYN never is).
+func connects(t testing.TB, ns, addr string, timeout time.Duration) bool {
 	t.Helper()
 	got := false
 	inNetns(t, ns, func() {
-		c, err := net.DialTimeout("tcp4", addr, 600*time.Millisecond)
+		c, err := net.DialTimeout("tcp4", addr, timeout)
 		if err != nil {
 			return
 		}

@@ -88,3 +88,19 @@ func TestEnforceFromStore(t *testing.T) {
 		t.Fatalf("after Remove: got\n%s\nwant no policy chains or sets", out)
 	}
 }
+
+// TestNoPolicyTouchesNothing: a node whose pods no policy selects gets no
+// table, chain or set from the policy part.
+func TestNoPolicyTouchesNothing(t *testing.T) {
+	n := newTestNet(t)
+	f := openNetns(t, n.node)
+	defer f.Close()
+	a := NewApplier(Config{NetNSFd: int(f.Fd())})
+	if _, err := a.Enforce(context.Background(), mapSource{}, []Pod{webPod()}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ip", "netns", "exec", n.node, "nft", "list", "ruleset").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Fatalf("no policy: got ruleset %q (%v), want it empty", out, err)
+	}
+}
