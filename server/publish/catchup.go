@@ -100,6 +100,7 @@ func (p *Publisher) finishCatchup(res walkResult) {
 	if n == nil {
 		return
 	}
+	res.relist = res.relist || res.err == nil && p.idx.policyRelist(&res)
 	if n.catchup == nil || n.catchup.gen != res.gen {
 		p.finishView(n, res) // a relist's, or a superseded catch-up
 		return

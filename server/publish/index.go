@@ -29,6 +29,10 @@ type index struct {
 	routed map[string]bool
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
+	// scope is each node's NetworkPolicy view (netpol_*.go); store is
+	// where it lists pods when the first policy comes.
+	scope *policyScope
+	store datastore.Store
 }
 
 type podEntry struct {
@@ -64,7 +68,7 @@ func (f *fanout) add(node string, c change) {
 func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
 		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
-		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}}
+		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}, scope: newPolicyScope()}
 }
 
 // load fills an empty index from the store at its latest revision (page by
@@ -86,7 +90,7 @@ func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) 
 		}
 		rev = got
 	}
-	return rev, nil
+	return rev, x.loadPolicyInputs(ctx, store, rev)
 }
 
 // apply moves the index past ev (an event on ref) and returns what it
@@ -96,13 +100,15 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 	out := &fanout{}
 	switch {
 	case ref.Resource == mqtt.ResourcePods:
-		return out, x.applyPod(ref, ev, out)
+		if err := x.applyPod(ref, ev, out); err != nil {
+			return out, err
+		}
 	case isReferenced(ref.Resource):
 		x.applyReferenced(ref, ev, out)
 	case ref.Resource == mqtt.ResourceNodes:
 		return out, x.applyNode(ref, ev, out)
 	}
-	return out, nil
+	return out, x.applyPolicyView(ref, ev, out)
 }
 
 func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
@@ -227,6 +233,9 @@ func (x *index) applyReferenced(ref mqtt.ObjectRef, ev *datastore.Event, out *fa
 
 // inView reports whether ref is in node's view now, with the value to send.
 func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyValue) {
+	if in, kv, ok := x.inPolicyView(node, ref); ok {
+		return in, kv
+	}
 	if ref.Resource == mqtt.ResourcePods {
 		p := x.pods[ref]
 		return p != nil && p.node == node, nil
@@ -253,6 +262,7 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 			}
 		}
 	}
+	refs = append(refs, x.scope.nodeView(node)...)
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
 	if x.routed[node] {

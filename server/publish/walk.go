@@ -29,6 +29,9 @@ type walkResult struct {
 	allNodes bool
 	relist   bool // the range is compacted
 	err      error
+	// podWrites, policyWrites: a pod, or a NetworkPolicy or Namespace, was
+	// written in the range (the policy view's catch-up, netpol_index.go).
+	podWrites, policyWrites bool
 }
 
 // walk reads the history (from, upto] of the whole store with the
@@ -91,9 +94,12 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 	case isReferenced(ref.Resource):
 		res.touched[ref] = true
 	case ref.Resource == mqtt.ResourcePods:
+		res.podWrites = true
 		return res.recordPod(node, ref, ev)
 	case ref.Resource == mqtt.ResourceNodes:
 		return res.recordNode(node, ref, ev)
+	case isPolicyInput(ref.Resource):
+		res.policyWrites = true
 	}
 	return nil
 }
