@@ -130,7 +130,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 	if err != nil {
 		return runtime.ContainerSpec{}, err
 	}
-	mounts, err := w.vols.mounts(c)
+	mounts, err := w.vols.mounts(c, env)
 	if err != nil {
 		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
 	}
