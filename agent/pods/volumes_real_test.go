@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,6 +72,9 @@ func TestRealVolumesFromInside(t *testing.T) {
 	store.set(KindSecret, "default", "sec", map[string]string{"token": "s3cret"})
 	m, dataDir := realManager(t, rt, store, log)
 	pod := volumesPod(dataDir)
+	t.Cleanup(func() { // a failed test leaves no tmpfs behind
+		syscall.Unmount(filepath.Join(podDir(dataDir, pod.UID), "volumes", "mem"), syscall.MNT_DETACH)
+	})
 	m.Sync([]*corev1.Pod{pod})
 	out := m.logs.attempt("default", "vols-1", "vols-1", "main", 0)
 	for _, want := range []string{
