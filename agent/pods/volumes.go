@@ -29,12 +29,13 @@ type volumes struct {
 	lookup Lookup
 	paths  map[string]string
 	tmpfs  map[string]bool
+	apiRO  map[string]bool // configMap, secret, projected, downwardAPI: mounted read-only
 	log    *slog.Logger
 	nodeIP string // for downward API files (status.podIP, status.hostIP)
 }
 
 func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {
-	return &volumes{dir: podDir(dataDir, uid), lookup: lookup, paths: map[string]string{}, tmpfs: map[string]bool{},
+	return &volumes{dir: podDir(dataDir, uid), lookup: lookup, paths: map[string]string{}, tmpfs: map[string]bool{}, apiRO: map[string]bool{},
 		log: slog.New(slog.DiscardHandler)}
 }
 
@@ -52,6 +53,9 @@ func (v *volumes) prepare(ctx context.Context, pod *corev1.Pod) error {
 
 func (v *volumes) prepareOne(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) error {
 	dir, ns := filepath.Join(v.dir, "volumes", vol.Name), pod.Namespace
+	// As the kubelet does, API data volumes are always mounted read-only:
+	// a container's writes would be lost at the next update.
+	v.apiRO[vol.Name] = vol.ConfigMap != nil || vol.Secret != nil || vol.Projected != nil || vol.DownwardAPI != nil
 	switch {
 	case vol.HostPath != nil:
 		v.paths[vol.Name] = vol.HostPath.Path
@@ -182,7 +186,7 @@ func (v *volumes) mounts(c *corev1.Container, env []runtime.EnvVar) ([]runtime.M
 			}
 			host = p
 		}
-		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: vm.ReadOnly})
+		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: vm.ReadOnly || v.apiRO[vm.Name]})
 	}
 	return out, nil
 }

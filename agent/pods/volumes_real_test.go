@@ -21,7 +21,7 @@ echo "proj greeting=$(cat /proj/cfg/greeting) mode=$(stat -L -c %a /proj/cfg/gre
 echo "proj token=$(cat /proj/token) mode=$(stat -L -c %a /proj/token)"
 echo "proj name=$(cat /proj/name) cpu=$(cat /proj/cpu)"
 echo "down labels=$(cat /down/labels | tr '\n' ',') mode=$(stat -L -c %a /down/labels)"
-echo "opt entries=$(ls /opt-cm | wc -l)"
+echo "opt entries=$(ls /opt-cm | wc -l) write=$(touch /opt-cm/x 2>/dev/null && echo yes || echo refused)"
 echo "host made=$(test -d /made && echo dir)"
 echo "mem fs=$(awk '$2=="/mem"{print $3}' /proc/mounts)"
 echo hello > /sub/f; echo "subexpr host=$(cat /scratch/vols-1/f)"
@@ -83,7 +83,7 @@ func TestRealVolumesFromInside(t *testing.T) {
 		`proj token=s3cret mode=440`,
 		`proj name=vols-1 cpu=500`,
 		`down labels=app="vols",tier="edge" mode=644`,
-		`opt entries=0`,
+		`opt entries=0 write=refused`,
 		`host made=dir`,
 		`mem fs=tmpfs`,
 		`subexpr host=hello`,
