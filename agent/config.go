@@ -90,12 +90,6 @@ func (c *Config) setDefaults() error {
 	if c.HeartbeatInterval < time.Second {
 		return fmt.Errorf("--heartbeat-interval: got %s, want at least 1s", c.HeartbeatInterval)
 	}
-	if c.PodLogDir == "" {
-		c.PodLogDir = DefaultPodLogDir
-	}
-	if c.ContainerLogDir == "" {
-		c.ContainerLogDir = DefaultContainerLogDir
-	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second
 	}
@@ -104,6 +98,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.PodLogDir == "" {
+		c.PodLogDir = DefaultPodLogDir
+	}
+	if c.ContainerLogDir == "" {
+		c.ContainerLogDir = DefaultContainerLogDir
 	}
 	if c.ServerURL != "" {
 		u, err := url.Parse(c.ServerURL)
