@@ -73,7 +73,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// kubectl logs arrive as requests on the node's rpc topic; the handler
 	// streams the pods' log files back (the server never dials the agent).
-	logRPC := agentlogs.NewHandler(agentlogs.Config{DataDir: cfg.DataDir, Node: a.node.NodeName, Logger: cfg.Logger})
+	logRPC := agentlogs.NewHandler(agentlogs.Config{PodLogDir: cfg.PodLogDir, Node: a.node.NodeName, Logger: cfg.Logger})
 	defer logRPC.Close()
 	ren, clock, err := certUpkeep(&cfg, creds)
 	if err != nil {
@@ -149,6 +149,7 @@ func (a *agent) build(ctx context.Context) error {
 	a.events = events.New(node.NodeName, events.Config{Logger: cfg.Logger})
 	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
+		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir,
 		Events: podEvents{rec: a.events, static: isStaticUID}})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)

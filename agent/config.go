@@ -11,6 +11,8 @@ import (
 	"time"
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/bramble-edge/bramble/agent/pods"
 )
 
 // Defaults of the agent's flags.
@@ -22,6 +24,8 @@ const (
 	DefaultHeartbeatInterval = 10 * time.Second
 	DefaultRegistriesFile    = "/etc/bramble/registries.yaml"
 	DefaultContainerdRoot    = "/var/lib/containerd"
+	DefaultPodLogDir         = pods.DefaultPodLogDir
+	DefaultContainerLogDir   = pods.DefaultContainerLogDir
 )
 
 // Config is what `bramble agent` needs; zero values of the optional fields
@@ -65,8 +69,13 @@ type Config struct {
 	// ContainerdRoot (--containerd-root) is containerd's root folder: the
 	// filesystem image garbage collection watches.
 	ContainerdRoot string
-	ImageGC        ImageGC
-	Logger         *slog.Logger
+	// PodLogDir (--pod-log-dir) and ContainerLogDir (--container-log-dir)
+	// are where container logs go, as the kubelet lays them out (defaults
+	// /var/log/pods and /var/log/containers).
+	PodLogDir       string
+	ContainerLogDir string
+	ImageGC         ImageGC
+	Logger          *slog.Logger
 	// OnRunning, when set, is called once the agent has its node identity
 	// (joined now or on an earlier start) and runs its pods from the local
 	// store; `bramble agent` tells systemd it is ready there.
@@ -101,6 +110,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.PodLogDir == "" {
+		c.PodLogDir = DefaultPodLogDir
+	}
+	if c.ContainerLogDir == "" {
+		c.ContainerLogDir = DefaultContainerLogDir
 	}
 	if c.ServerURL != "" {
 		u, err := url.Parse(c.ServerURL)

@@ -163,7 +163,7 @@ spec:
 // readLogs concatenates every container log file under the agent's pods.
 func readLogs(dataDir string) string {
 	var out bytes.Buffer
-	files, _ := filepath.Glob(filepath.Join(dataDir, "agent", "pods", "*", "logs", "*", "*.log"))
+	files, _ := filepath.Glob(filepath.Join(dataDir, "log", "pods", "*", "*", "*.log")) // the harness's --pod-log-dir
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		out.Write(b)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bramble-edge/bramble/agent/pods"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -18,11 +19,13 @@ type Publisher interface {
 	Publish(ctx context.Context, topic string, qos byte, payload []byte) error
 }
 
-// Config configures a Handler; DataDir and Node are required.
+// Config configures a Handler; Node is required.
 type Config struct {
-	DataDir string // the agent's --data-dir (logs live under <DataDir>/agent/pods)
-	Node    string
-	Logger  *slog.Logger
+	// PodLogDir is the agent's --pod-log-dir, where the pods' log files
+	// live (default pods.DefaultPodLogDir).
+	PodLogDir string
+	Node      string
+	Logger    *slog.Logger
 	// Poll is how often a followed log is checked for new lines (default 250ms).
 	Poll time.Duration
 	// IdleTimeout ends a stream when the server has sent no ack or
@@ -51,6 +54,9 @@ type Handler struct {
 func NewHandler(cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.PodLogDir == "" {
+		cfg.PodLogDir = pods.DefaultPodLogDir
 	}
 	cfg.Poll = orDefault(cfg.Poll, 250*time.Millisecond)
 	cfg.IdleTimeout = orDefault(cfg.IdleTimeout, 45*time.Second)

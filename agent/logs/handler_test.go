@@ -107,8 +107,8 @@ func logsRequest(t testing.TB, id string, edit func(*mqtt.RPCRequest)) []byte {
 func newTestHandler(t testing.TB, cfg Config) *Handler {
 	t.Helper()
 	cfg.Node = testNode
-	if cfg.DataDir == "" {
-		cfg.DataDir = t.TempDir()
+	if cfg.PodLogDir == "" {
+		cfg.PodLogDir = t.TempDir()
 	}
 	h := NewHandler(cfg)
 	t.Cleanup(h.Close)
@@ -116,8 +116,8 @@ func newTestHandler(t testing.TB, cfg Config) *Handler {
 }
 
 // logFile is where the runtime writes attempt's log of container c of pod uid-1.
-func logFile(dataDir string, attempt int) string {
-	return filepath.Join(dataDir, "agent", "pods", "uid-1", "logs", "c", fmt.Sprintf("%d.log", attempt))
+func logFile(podLogDir string, attempt int) string {
+	return filepath.Join(podLogDir, "default_p_uid-1", "c", fmt.Sprintf("%d.log", attempt))
 }
 
 func TestHandlerNotFound(t *testing.T) {
@@ -131,8 +131,8 @@ func TestHandlerNotFound(t *testing.T) {
 
 func TestHandlerPrevious(t *testing.T) {
 	h := newTestHandler(t, Config{})
-	writeLog(t, logFile(h.cfg.DataDir, 0), cri(time.Now(), "first run"))
-	writeLog(t, logFile(h.cfg.DataDir, 1), cri(time.Now(), "second run"))
+	writeLog(t, logFile(h.cfg.PodLogDir, 0), cri(time.Now(), "first run"))
+	writeLog(t, logFile(h.cfg.PodLogDir, 1), cri(time.Now(), "second run"))
 	rec := newRecorder(h, true)
 	h.Handle(rec, mqtt.RPCRequestTopic(testNode), logsRequest(t, "r1", func(r *mqtt.RPCRequest) { r.Previous = true }))
 	got := rec.waitText(t, "eof", func(_ string, last *mqtt.RPCChunk) bool { return last != nil && last.EOF })
@@ -148,7 +148,7 @@ func TestHandlerWaitsForCredit(t *testing.T) {
 	for range 400 { // 400 KB: about 13 chunks, more than the window
 		lines = append(lines, cri(time.Now(), line))
 	}
-	writeLog(t, logFile(h.cfg.DataDir, 0), lines...)
+	writeLog(t, logFile(h.cfg.PodLogDir, 0), lines...)
 	rec := newRecorder(h, false)
 	h.Handle(rec, mqtt.RPCRequestTopic(testNode), logsRequest(t, "r1", nil))
 	rec.waitText(t, "a full window", func(string, *mqtt.RPCChunk) bool { return rec.count() >= mqtt.RPCWindow })
@@ -165,7 +165,7 @@ func TestHandlerWaitsForCredit(t *testing.T) {
 
 func TestHandlerFollowsAcrossRotationUntilCancelled(t *testing.T) {
 	h := newTestHandler(t, Config{Poll: 20 * time.Millisecond})
-	w, err := logdriver.OpenWriter(logFile(h.cfg.DataDir, 0), 300, 3)
+	w, err := logdriver.OpenWriter(logFile(h.cfg.PodLogDir, 0), 300, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestHandlerFollowsAcrossRotationUntilCancelled(t *testing.T) {
 
 func TestHandlerEndsIdleStream(t *testing.T) {
 	h := newTestHandler(t, Config{Poll: 20 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
-	writeLog(t, logFile(h.cfg.DataDir, 0), cri(time.Now(), "hi"))
+	writeLog(t, logFile(h.cfg.PodLogDir, 0), cri(time.Now(), "hi"))
 	rec := newRecorder(h, false)
 	h.Handle(rec, mqtt.RPCRequestTopic(testNode), logsRequest(t, "r1", func(r *mqtt.RPCRequest) { r.Follow = true }))
 	rec.waitText(t, "the line", func(s string, _ *mqtt.RPCChunk) bool { return s == "hi\n" })

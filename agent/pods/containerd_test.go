@@ -24,7 +24,8 @@ func realManager(t testing.TB, rt runtime.Runtime, store *fakeStore, log *status
 	m, err := NewManager(rt, store.lookup, log.record, Config{
 		DataDir: dataDir, NodeName: "pi-1", NodeIP: "127.0.0.1", SyncPeriod: 100 * time.Millisecond,
 		BackoffInitial: 300 * time.Millisecond, BackoffMax: 2 * time.Second, DefaultGrace: 2 * time.Second,
-		Logger: testLogger(t),
+		Logger: testLogger(t), PodLogDir: filepath.Join(dataDir, "log", "pods"),
+		ContainerLogDir: filepath.Join(dataDir, "log", "containers"),
 	})
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
@@ -79,7 +80,7 @@ func TestRealPodWithConfigMapRunsAndIsDeleted(t *testing.T) {
 		t.Errorf("container ID: got %s, want %s", id, ContainerID(pod.UID, "main", 0))
 	}
 	assertTaskRunning(t, client, nsCtx, id)
-	logFile := filepath.Join(dataDir, "agent/pods/real-1/logs/main/0.log")
+	logFile := filepath.Join(dataDir, "log/pods/default_real-1_real-1/main/0.log")
 	waitLog(t, logFile, "stdout F hello from cm")
 	waitLog(t, logFile, "stdout F file content")
 

@@ -91,6 +91,9 @@ func (m *Manager) removeOrphans(ctx context.Context, want map[types.UID]bool) {
 				if err := v.cleanup(); err != nil {
 					m.log.Warn("remove orphan pod dir", "pod_uid", c.PodUID, "err", err)
 				}
+				if err := m.logs.removePod(types.UID(c.PodUID)); err != nil {
+					m.log.Warn("remove orphan pod logs", "pod_uid", c.PodUID, "err", err)
+				}
 			}
 		}()
 	}

@@ -34,7 +34,7 @@ func resolveEnv(ctx context.Context, lookup Lookup, pod *corev1.Pod, c *corev1.C
 		}
 	}
 	for _, e := range c.Env {
-		v, skip, err := envValue(ctx, lookup, pod, e, nodeIP)
+		v, skip, err := envValue(ctx, lookup, pod, c.Name, e, nodeIP)
 		if err != nil {
 			return nil, fmt.Errorf("%w: container %s env %s: %w", errConfig, c.Name, e.Name, err)
 		}
@@ -67,7 +67,7 @@ func envFromSource(ctx context.Context, lookup Lookup, ns string, src corev1.Env
 
 // envValue resolves one env entry; skip is true for an optional
 // reference that is missing (the variable is then not set).
-func envValue(ctx context.Context, lookup Lookup, pod *corev1.Pod, e corev1.EnvVar, nodeIP string) (string, bool, error) {
+func envValue(ctx context.Context, lookup Lookup, pod *corev1.Pod, container string, e corev1.EnvVar, nodeIP string) (string, bool, error) {
 	f := e.ValueFrom
 	switch {
 	case f == nil:
@@ -81,8 +81,14 @@ func envValue(ctx context.Context, lookup Lookup, pod *corev1.Pod, e corev1.EnvV
 	case f.FieldRef != nil:
 		v, err := fieldRef(pod, f.FieldRef.FieldPath, nodeIP)
 		return v, false, err
+	case f.ResourceFieldRef != nil:
+		if f.ResourceFieldRef.ContainerName != "" {
+			container = f.ResourceFieldRef.ContainerName
+		}
+		v, err := resourceField(pod, container, f.ResourceFieldRef)
+		return v, false, err
 	}
-	return "", false, fmt.Errorf("valueFrom: only configMapKeyRef, secretKeyRef and fieldRef are supported")
+	return "", false, fmt.Errorf("valueFrom: only configMapKeyRef, secretKeyRef, fieldRef and resourceFieldRef are supported")
 }
 
 func keyRef(ctx context.Context, lookup Lookup, kind, ns, name, key string, optional bool) (string, bool, error) {
@@ -116,8 +122,11 @@ func fieldRef(pod *corev1.Pod, path, nodeIP string) (string, error) {
 		return pod.Spec.NodeName, nil
 	case "spec.serviceAccountName":
 		return pod.Spec.ServiceAccountName, nil
-	case "status.podIP", "status.hostIP":
+	case "status.podIP", "status.hostIP", "status.podIPs", "status.hostIPs":
 		return nodeIP, nil
+	}
+	if v, ok := metaField(pod, path); ok {
+		return v, nil
 	}
 	return "", fmt.Errorf("fieldRef %q is not supported", path)
 }

@@ -3,6 +3,7 @@ package pods
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,9 +29,9 @@ func newHarness(t testing.TB, pod *corev1.Pod) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: newFakeClock(), store: &fakeStore{}, pod: pod}
 	h.rt = newFakeRuntime(h.clock)
-	m, err := NewManager(h.rt, h.store.lookup, func(*corev1.Pod, corev1.PodStatus) { h.calls++ }, Config{
+	m, err := NewManager(h.rt, h.store.lookup, func(*corev1.Pod, corev1.PodStatus) { h.calls++ }, testLogDirs(t, Config{
 		DataDir: t.TempDir(), NodeName: "pi-1", NodeIP: "10.0.0.5", Clock: h.clock,
-	})
+	}))
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
@@ -86,6 +87,13 @@ func condition(s corev1.PodStatus, t corev1.PodConditionType) corev1.ConditionSt
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
 
 func metav1Now() metav1.Time { return metav1.Now() }
+
+// testLogDirs puts a test's log roots in its temp dir, never /var/log.
+func testLogDirs(t testing.TB, cfg Config) Config {
+	dir := t.TempDir()
+	cfg.PodLogDir, cfg.ContainerLogDir = filepath.Join(dir, "pods"), filepath.Join(dir, "containers")
+	return cfg
+}
 
 func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))

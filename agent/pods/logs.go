@@ -12,10 +12,10 @@ import (
 
 // LogPath finds a container's log file for kubectl logs: the newest
 // attempt's, or with previous the one before it. Files are
-// <DataDir>/agent/pods/<uid>/logs/<container>/<attempt>.log, rotated ones
+// <root>/<ns>_<pod>_<uid>/<container>/<attempt>.log, rotated ones
 // with .1, .2 ... appended (the runtime's rotation).
-func LogPath(dataDir string, uid types.UID, container string, previous bool) (string, error) {
-	dir := filepath.Join(podDir(dataDir, uid), "logs", container)
+func LogPath(root, ns, pod string, uid types.UID, container string, previous bool) (string, error) {
+	dir := filepath.Join(podLogDir(root, ns, pod, uid), container)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return "", fmt.Errorf("logs of container %s in pod %s: %w", container, uid, err)
@@ -40,7 +40,7 @@ func LogPath(dataDir string, uid types.UID, container string, previous bool) (st
 	if want < 0 {
 		return "", fmt.Errorf("logs of container %s in pod %s: no %s attempt: %w", container, uid, attemptWord(previous), os.ErrNotExist)
 	}
-	return logPath(dataDir, uid, container, want), nil
+	return filepath.Join(dir, strconv.Itoa(want)+".log"), nil
 }
 
 func attemptWord(previous bool) string {

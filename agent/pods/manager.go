@@ -40,9 +40,13 @@ type StatusFunc func(pod *corev1.Pod, status corev1.PodStatus)
 
 // Config configures a Manager; zero values take the defaults.
 type Config struct {
-	// DataDir is the agent's data directory; pods live in
-	// <DataDir>/agent/pods/<uid>/ (volumes/ and logs/).
+	// DataDir is the agent's data directory; pods' volumes live in
+	// <DataDir>/agent/pods/<uid>/volumes.
 	DataDir string
+	// PodLogDir and ContainerLogDir are the kubelet's log roots (defaults
+	// /var/log/pods and /var/log/containers; see logfiles.go).
+	PodLogDir       string
+	ContainerLogDir string
 	// NodeName and NodeIP fill spec.nodeName fieldRefs, podIP and hostIP.
 	NodeName string
 	NodeIP   string
@@ -67,6 +71,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.PodLogDir == "" {
+		c.PodLogDir = DefaultPodLogDir
+	}
+	if c.ContainerLogDir == "" {
+		c.ContainerLogDir = DefaultContainerLogDir
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
@@ -95,6 +105,7 @@ type Manager struct {
 	lookup   Lookup
 	onStatus StatusFunc
 	log      *slog.Logger
+	logs     logFiles
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -117,6 +128,7 @@ func NewManager(rt runtime.Runtime, lookup Lookup, onStatus StatusFunc, cfg Conf
 		onStatus = func(*corev1.Pod, corev1.PodStatus) {}
 	}
 	return &Manager{cfg: cfg, rt: rt, lookup: lookup, onStatus: onStatus, log: cfg.Logger,
+		logs:    logFiles{pods: cfg.PodLogDir, containers: cfg.ContainerLogDir},
 		workers: map[types.UID]*worker{}}, nil
 }
 

@@ -50,7 +50,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 func startManager(t testing.TB, rt *fakeRuntime, store *fakeStore, log *statusLog, dataDir string) *Manager {
 	t.Helper()
-	m, err := NewManager(rt, store.lookup, log.record, Config{DataDir: dataDir, NodeIP: "10.0.0.5", SyncPeriod: 10 * time.Millisecond})
+	m, err := NewManager(rt, store.lookup, log.record, testLogDirs(t, Config{DataDir: dataDir, NodeIP: "10.0.0.5", SyncPeriod: 10 * time.Millisecond}))
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestDeletionTimestampStopsWithGrace(t *testing.T) {
 func TestSyncBeforeStartCleansOrphansAtStart(t *testing.T) {
 	rt := newFakeRuntime(clock.Real{})
 	rt.ctrs["orphan"] = &fakeCtr{status: runtimeStatus("orphan", "gone")}
-	m, err := NewManager(rt, (&fakeStore{}).lookup, nil, Config{DataDir: t.TempDir(), SyncPeriod: 10 * time.Millisecond})
+	m, err := NewManager(rt, (&fakeStore{}).lookup, nil, testLogDirs(t, Config{DataDir: t.TempDir(), SyncPeriod: 10 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
 	}

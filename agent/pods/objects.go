@@ -24,21 +24,36 @@ type volumeFile struct {
 // objectVolume writes a ConfigMap's or Secret's keys (or the chosen items)
 // as files into dir.
 func (v *volumes) objectVolume(ctx context.Context, dir, kind, ns, name string, items []corev1.KeyToPath, defMode *int32, optional *bool, mode fs.FileMode) error {
-	if defMode != nil {
-		mode = fs.FileMode(*defMode) & fs.ModePerm
+	files, err := v.objectFiles(ctx, kind, ns, name, items, optional, modeOr(defMode, mode))
+	if err != nil {
+		return err
 	}
+	return writeAtomic(dir, files)
+}
+
+// objectFiles are the files of a ConfigMap's or Secret's keys (or items);
+// none when the object is missing and optional.
+func (v *volumes) objectFiles(ctx context.Context, kind, ns, name string, items []corev1.KeyToPath, optional *bool, mode fs.FileMode) (map[string]volumeFile, error) {
 	data, err := v.lookup(ctx, kind, ns, name)
 	if errors.Is(err, ErrNotFound) && deref(optional) {
 		data, err = nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s/%s: %w", kind, ns, name, err)
+		return nil, fmt.Errorf("%s %s/%s: %w", kind, ns, name, err)
 	}
 	files, err := volumeFiles(data, items, mode, deref(optional))
 	if err != nil {
-		return fmt.Errorf("%s %s/%s: %w", kind, ns, name, err)
+		return nil, fmt.Errorf("%s %s/%s: %w", kind, ns, name, err)
 	}
-	return writeAtomic(dir, files)
+	return files, nil
+}
+
+// modeOr is a volume's defaultMode, or def when it sets none.
+func modeOr(m *int32, def fs.FileMode) fs.FileMode {
+	if m == nil {
+		return def
+	}
+	return fs.FileMode(*m) & fs.ModePerm
 }
 
 // volumeFiles picks the files: every key, or only the items given.
@@ -58,17 +73,22 @@ func volumeFiles(data map[string][]byte, items []corev1.KeyToPath, mode fs.FileM
 			}
 			return nil, fmt.Errorf("items: no key %q", it.Key)
 		}
-		p := filepath.Clean(it.Path)
-		if filepath.IsAbs(p) || p == "." || strings.HasPrefix(p, "..") {
-			return nil, fmt.Errorf("items: path %q must be relative, without '..'", it.Path)
+		p, err := itemPath(it.Path)
+		if err != nil {
+			return nil, err
 		}
-		m := mode
-		if it.Mode != nil {
-			m = fs.FileMode(*it.Mode) & fs.ModePerm
-		}
-		files[p] = volumeFile{b, m}
+		files[p] = volumeFile{b, modeOr(it.Mode, mode)}
 	}
 	return files, nil
+}
+
+// itemPath checks an item's path: relative, inside the volume.
+func itemPath(path string) (string, error) {
+	p := filepath.Clean(path)
+	if filepath.IsAbs(p) || p == "." || strings.HasPrefix(p, "..") {
+		return "", fmt.Errorf("items: path %q must be relative, without '..'", path)
+	}
+	return p, nil
 }
 
 // writeAtomic publishes files in dir the way the kubelet does: a new

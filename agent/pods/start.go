@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/agent/events"
 	"github.com/bramble-edge/bramble/agent/runtime"
@@ -46,9 +43,12 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 		st.delay, st.backoff = st.backoff, nextBackoff(st.backoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
 		return
 	}
+	if err := w.m.logs.addLink(w.m.logs.link(pod.Namespace, pod.Name, c.Name, spec.ID), spec.LogPath); err != nil {
+		w.log.Warn("container log link", "container", c.Name, "err", err)
+	}
 	w.event(pod, c.Name, events.Normal, "Created", "Created container: %s", c.Name)
 	w.event(pod, c.Name, events.Normal, "Started", "Started container %s", c.Name)
-	w.retire(ctx, st)
+	w.retire(ctx, pod, st)
 	st.id, st.attempt, st.hash, st.rs = spec.ID, st.nextAttempt, spec.Labels[LabelSpecHash], nil
 	st.nextAttempt++
 	st.exitHandled, st.waiting, st.message = false, "", ""
@@ -58,7 +58,7 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 
 // retire makes the current container the previous one, removing the one
 // before it with its logs: two attempts are kept, for logs --previous.
-func (w *worker) retire(ctx context.Context, st *ctrState) {
+func (w *worker) retire(ctx context.Context, pod *corev1.Pod, st *ctrState) {
 	if st.id == "" {
 		return
 	}
@@ -67,23 +67,9 @@ func (w *worker) retire(ctx context.Context, st *ctrState) {
 	}
 	if st.prevID != "" {
 		w.remove(ctx, st.prevID)
-		w.removeLogs(st.name, st.attempt-1)
+		w.m.logs.removeAttempt(pod.Namespace, pod.Name, w.uid, st.name, st.attempt-1)
 	}
 	st.prevID = st.id
-}
-
-// removeLogs deletes an attempt's log files (rotated ones included) once
-// its container is gone; the current and previous attempts' stay.
-func (w *worker) removeLogs(name string, attempt int) {
-	matches, _ := filepath.Glob(logPath(w.m.cfg.DataDir, w.uid, name, attempt) + "*")
-	for _, f := range matches {
-		os.Remove(f)
-	}
-}
-
-// logPath is where an attempt of a container writes its log.
-func logPath(dataDir string, uid types.UID, name string, attempt int) string {
-	return filepath.Join(podDir(dataDir, uid), "logs", name, strconv.Itoa(attempt)+".log")
 }
 
 // ensureImage makes the image present; failures wait with ErrImagePull,
@@ -144,7 +130,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 	if err != nil {
 		return runtime.ContainerSpec{}, err
 	}
-	mounts, err := w.vols.mounts(c)
+	mounts, err := w.vols.mounts(c, env)
 	if err != nil {
 		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
 	}
@@ -152,7 +138,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 	s := runtime.ContainerSpec{
 		ID: id, PodUID: string(pod.UID), Name: c.Name, Image: c.Image,
 		Command: c.Command, Args: c.Args, Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
-		LogPath: logPath(w.m.cfg.DataDir, pod.UID, c.Name, attempt),
+		LogPath: w.m.logs.attempt(pod.Namespace, pod.Name, pod.UID, c.Name, attempt),
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
 	}
 	applyResources(&s, c.Resources)

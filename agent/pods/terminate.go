@@ -62,5 +62,8 @@ func (w *worker) removeAll(ctx context.Context, pod *corev1.Pod) {
 	if err := w.vols.cleanup(); err != nil {
 		w.log.Warn("remove pod directory", "err", err)
 	}
+	if err := w.m.logs.removePod(pod.UID); err != nil {
+		w.log.Warn("remove pod logs", "err", err)
+	}
 	w.log.Info("pod removed")
 }

@@ -29,11 +29,13 @@ type volumes struct {
 	lookup Lookup
 	paths  map[string]string
 	tmpfs  map[string]bool
+	apiRO  map[string]bool // configMap, secret, projected, downwardAPI: mounted read-only
 	log    *slog.Logger
+	nodeIP string // for downward API files (status.podIP, status.hostIP)
 }
 
 func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {
-	return &volumes{dir: podDir(dataDir, uid), lookup: lookup, paths: map[string]string{}, tmpfs: map[string]bool{},
+	return &volumes{dir: podDir(dataDir, uid), lookup: lookup, paths: map[string]string{}, tmpfs: map[string]bool{}, apiRO: map[string]bool{},
 		log: slog.New(slog.DiscardHandler)}
 }
 
@@ -42,15 +44,18 @@ func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {
 func (v *volumes) prepare(ctx context.Context, pod *corev1.Pod) error {
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
-		if err := v.prepareOne(ctx, pod.Namespace, vol); err != nil {
+		if err := v.prepareOne(ctx, pod, vol); err != nil {
 			return fmt.Errorf("volume %s: %w", vol.Name, err)
 		}
 	}
 	return nil
 }
 
-func (v *volumes) prepareOne(ctx context.Context, ns string, vol *corev1.Volume) error {
-	dir := filepath.Join(v.dir, "volumes", vol.Name)
+func (v *volumes) prepareOne(ctx context.Context, pod *corev1.Pod, vol *corev1.Volume) error {
+	dir, ns := filepath.Join(v.dir, "volumes", vol.Name), pod.Namespace
+	// As the kubelet does, API data volumes are always mounted read-only:
+	// a container's writes would be lost at the next update.
+	v.apiRO[vol.Name] = vol.ConfigMap != nil || vol.Secret != nil || vol.Projected != nil || vol.DownwardAPI != nil
 	switch {
 	case vol.HostPath != nil:
 		v.paths[vol.Name] = vol.HostPath.Path
@@ -66,8 +71,14 @@ func (v *volumes) prepareOne(ctx context.Context, ns string, vol *corev1.Volume)
 		v.paths[vol.Name] = dir
 		s := vol.Secret
 		return v.objectVolume(ctx, dir, KindSecret, ns, s.SecretName, s.Items, s.DefaultMode, s.Optional, 0o600)
+	case vol.Projected != nil:
+		v.paths[vol.Name] = dir
+		return v.projected(ctx, pod, dir, vol.Projected)
+	case vol.DownwardAPI != nil:
+		v.paths[vol.Name] = dir
+		return v.downwardAPI(pod, dir, vol.DownwardAPI)
 	}
-	return fmt.Errorf("only hostPath, emptyDir, configMap and secret volumes are supported")
+	return fmt.Errorf("only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes are supported")
 }
 
 // emptyDir makes the directory; medium Memory mounts a tmpfs when the
@@ -119,6 +130,10 @@ func checkHostPath(h *corev1.HostPathVolumeSource) error {
 	case corev1.HostPathDirectoryOrCreate, corev1.HostPathFileOrCreate:
 		return createHostPath(h.Path, t == corev1.HostPathDirectoryOrCreate)
 	case corev1.HostPathUnset:
+		// As containerd's CRI does: a missing path becomes a directory.
+		if _, err := os.Lstat(h.Path); errors.Is(err, fs.ErrNotExist) {
+			return createHostPath(h.Path, true)
+		}
 		return nil
 	}
 	fi, err := os.Stat(h.Path)
@@ -151,22 +166,27 @@ func createHostPath(path string, dir bool) error {
 	return f.Close()
 }
 
-// mounts maps a container's volumeMounts to host paths, subPath included.
-func (v *volumes) mounts(c *corev1.Container) ([]runtime.Mount, error) {
+// mounts maps a container's volumeMounts to host paths, subPath and
+// subPathExpr (expanded from the container's env) included.
+func (v *volumes) mounts(c *corev1.Container, env []runtime.EnvVar) ([]runtime.Mount, error) {
 	var out []runtime.Mount
 	for _, vm := range c.VolumeMounts {
 		host, ok := v.paths[vm.Name]
 		if !ok {
 			return nil, fmt.Errorf("volumeMount %s: no volume of that name", vm.Name)
 		}
-		if vm.SubPath != "" {
-			p, err := subPath(host, vm.SubPath)
+		sub := vm.SubPath
+		if vm.SubPathExpr != "" {
+			sub = expandEnv(vm.SubPathExpr, env)
+		}
+		if sub != "" {
+			p, err := subPath(host, sub)
 			if err != nil {
 				return nil, fmt.Errorf("volumeMount %s: %w", vm.Name, err)
 			}
 			host = p
 		}
-		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: vm.ReadOnly})
+		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: vm.ReadOnly || v.apiRO[vm.Name]})
 	}
 	return out, nil
 }

@@ -99,7 +99,7 @@ func TestVolumeMountsAndSubPath(t *testing.T) {
 		{Name: "scratch", MountPath: "/scratch"},
 		{Name: "host", MountPath: "/data", SubPath: "app1", ReadOnly: true},
 	}}
-	got, err := v.mounts(c)
+	got, err := v.mounts(c, nil)
 	if err != nil {
 		t.Fatalf("mounts: %v", err)
 	}
@@ -115,7 +115,7 @@ func TestVolumeMountsAndSubPath(t *testing.T) {
 	}
 	for _, sub := range []string{"../x", "/etc", "escape"} {
 		c.VolumeMounts[1].SubPath = sub
-		if _, err := v.mounts(c); err == nil {
+		if _, err := v.mounts(c, nil); err == nil {
 			t.Errorf("subPath %q: got no error, want it refused", sub)
 		}
 	}
@@ -138,12 +138,17 @@ func TestHostPathTypes(t *testing.T) {
 		{filepath.Join(dir, "new/file"), corev1.HostPathFileOrCreate, true},
 		{filepath.Join(dir, "missing"), corev1.HostPathDirectory, false},
 		{dir, corev1.HostPathSocket, false}, {"relative", corev1.HostPathUnset, false},
+		{filepath.Join(dir, "unset/made"), corev1.HostPathUnset, true}, {file, corev1.HostPathUnset, true},
+		{"/dev/null", corev1.HostPathCharDev, true}, {"/dev/null", corev1.HostPathBlockDev, false},
 	}
 	for _, c := range cases {
 		err := checkHostPath(&corev1.HostPathVolumeSource{Path: c.path, Type: &c.typ})
 		if (err == nil) != c.ok {
 			t.Errorf("%s as %q: got error %v, want ok=%v", c.path, c.typ, err, c.ok)
 		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "unset/made")); err != nil || !fi.IsDir() {
+		t.Errorf("hostPath with no type: got %v, want the missing path made a directory (as containerd's CRI does)", err)
 	}
 }
 

@@ -40,7 +40,7 @@ func newWorker(m *Manager, pod *corev1.Pod) *worker {
 		wake: make(chan struct{}, 1), ctrs: map[string]*ctrState{},
 		vols: newVolumes(m.cfg.DataDir, pod.UID, m.lookup),
 	}
-	w.vols.log = w.log
+	w.vols.log, w.vols.nodeIP = w.log, m.cfg.NodeIP
 	return w
 }
 

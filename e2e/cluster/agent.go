@@ -59,8 +59,9 @@ func RunningTasks(t testing.TB, d *runtimetest.Daemon, ns string) int {
 // private containerd d, in containerd namespace ns, as node.
 func StartServerWithAgent(t testing.TB, d *runtimetest.Daemon, ns, node string, extraArgs ...string) *Server {
 	t.Helper()
-	return startServer(t, []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
-		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}, extraArgs)
+	args := []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
+		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}
+	return startServer(t, append(args, logDirArgs(t.TempDir())...), extraArgs)
 }
 
 // JoinToken is the server's default join token (server/token).
@@ -82,9 +83,15 @@ type Agent struct {
 }
 
 func agentArgs(s *Server, d *runtimetest.Daemon, dataDir, ns string) []string {
-	return []string{"agent", "--server", s.URL(), "--data-dir", dataDir, "--config", filepath.Join(dataDir, "config.yaml"),
+	args := []string{"agent", "--server", s.URL(), "--data-dir", dataDir, "--config", filepath.Join(dataDir, "config.yaml"),
 		"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns, "--heartbeat-interval", "2s",
 		"--node-ip", "127.0.0.1", "--containerd-root", d.Root}
+	return append(args, logDirArgs(dataDir)...)
+}
+
+// logDirArgs keeps an agent's container logs under dir, not /var/log.
+func logDirArgs(dir string) []string {
+	return []string{"--pod-log-dir", filepath.Join(dir, "log", "pods"), "--container-log-dir", filepath.Join(dir, "log", "containers")}
 }
 
 // agentDataDir is dir (a fresh one when "") with a config file (read through

@@ -25,7 +25,7 @@ func TestLogsOverTheNodeClient(t *testing.T) {
 	c.broker = e.url()
 	creds := c.join(newAdminClient(t, c), "pi-0")
 	dataDir := t.TempDir()
-	h := agentlogs.NewHandler(agentlogs.Config{DataDir: dataDir, Node: "pi-0", Logger: quiet(), Poll: 20 * time.Millisecond})
+	h := agentlogs.NewHandler(agentlogs.Config{PodLogDir: dataDir, Node: "pi-0", Logger: quiet(), Poll: 20 * time.Millisecond})
 	t.Cleanup(h.Close)
 	cl, err := client.Connect(context.Background(), client.Config{Credentials: creds, Applier: client.NewMemory(), Logger: quiet(),
 		OnRPC: func(c *client.Client, topic string, payload []byte) { h.Handle(c, topic, payload) }})
@@ -33,7 +33,7 @@ func TestLogsOverTheNodeClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
-	w, err := logdriver.OpenWriter(filepath.Join(dataDir, "agent", "pods", "uid-1", "logs", "c", "0.log"), 1<<20, 3)
+	w, err := logdriver.OpenWriter(filepath.Join(dataDir, "default_p_uid-1", "c", "0.log"), 1<<20, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (c *cluster) addNode(t testing.TB, name string) *node {
 		t.Fatal(err)
 	}
 	n := &node{name: name, dataDir: t.TempDir()}
-	n.h = agentlogs.NewHandler(agentlogs.Config{DataDir: n.dataDir, Node: name, Logger: quiet(), Poll: 20 * time.Millisecond})
+	n.h = agentlogs.NewHandler(agentlogs.Config{PodLogDir: n.dataDir, Node: name, Logger: quiet(), Poll: 20 * time.Millisecond})
 	t.Cleanup(n.h.Close)
 	tlsCfg := &tls.Config{RootCAs: c.ca.CAPool(), Certificates: []tls.Certificate{pair}, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
 	o := paho.NewClientOptions().AddBroker("tls://" + c.addr).SetClientID(name).SetTLSConfig(tlsCfg).
@@ -103,7 +103,7 @@ func (n *node) Publish(ctx context.Context, topic string, qos byte, payload []by
 
 // logPath is where the runtime writes attempt's log of a container.
 func (n *node) logPath(uid, container string, attempt int) string {
-	return filepath.Join(n.dataDir, "agent", "pods", uid, "logs", container, fmt.Sprintf("%d.log", attempt))
+	return filepath.Join(n.dataDir, "default_p_"+uid, container, fmt.Sprintf("%d.log", attempt))
 }
 
 // syncBuffer is a Writer the test reads while StreamLogs writes.
