@@ -22,6 +22,8 @@ const (
 	DefaultHeartbeatInterval = 10 * time.Second
 	DefaultRegistriesFile    = "/etc/bramble/registries.yaml"
 	DefaultContainerdRoot    = "/var/lib/containerd"
+	DefaultCNIBinDir         = "/usr/lib/cni"
+	DefaultCNIBridge         = "cni0"
 )
 
 // Config is what `bramble agent` needs; zero values of the optional fields
@@ -57,7 +59,15 @@ type Config struct {
 	// filesystem image garbage collection watches.
 	ContainerdRoot string
 	ImageGC        ImageGC
-	Logger         *slog.Logger
+	// NetworkBackend (--network-backend): vxlan, host-gw or none; empty
+	// follows the server's (the Node's bramble.io/network-backend). With
+	// none the agent writes no CNI config and uses the user's.
+	NetworkBackend string
+	// CNIBinDirs (--cni-bin-dir) hold the CNI plugins; CNIBridge
+	// (hidden --cni-bridge) names the pod bridge.
+	CNIBinDirs []string
+	CNIBridge  string
+	Logger     *slog.Logger
 	// OnRunning, when set, is called once the agent has its node identity
 	// (joined now or on an earlier start) and runs its pods from the local
 	// store; `bramble agent` tells systemd it is ready there.
