@@ -44,6 +44,7 @@ type agent struct {
 	status  *statusBatch
 	images  *imageDir
 	static  *staticPods
+	network *nodeNetwork
 	wg      sync.WaitGroup
 }
 
@@ -87,6 +88,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ren.onNew = cl.CertificateRenewed
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
+	a.goRun(func() { a.network.follow(ctx, ren.http, creds.ServerURL, creds.NodeName) })
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
@@ -134,8 +136,11 @@ func (a *agent) build(ctx context.Context) error {
 		return err
 	}
 	a.status = newStatusBatch(node.NodeName, 200*time.Millisecond, isStaticUID, cfg.Logger)
+	if a.network, err = newNodeNetwork(cfg); err != nil {
+		return fmt.Errorf("pod network: %w", err)
+	}
 	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
-		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger})
+		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger, Network: a.network.sb})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}

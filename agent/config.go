@@ -91,6 +91,12 @@ func (c *Config) setDefaults() error {
 	if c.HeartbeatInterval < time.Second {
 		return fmt.Errorf("--heartbeat-interval: got %s, want at least 1s", c.HeartbeatInterval)
 	}
+	if len(c.CNIBinDirs) == 0 {
+		c.CNIBinDirs = []string{DefaultCNIBinDir}
+	}
+	if c.CNIBridge == "" {
+		c.CNIBridge = DefaultCNIBridge
+	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second
 	}

@@ -26,6 +26,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 		w.log.Warn("prepare volumes", "err", err)
 	}
 	w.volErr = err
+	w.ensureSandbox(ctx, pod)
 	if !w.initDone && !w.syncInit(ctx, pod) {
 		return
 	}

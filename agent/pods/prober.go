@@ -12,24 +12,26 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// probe runs one probe once against a container sharing the host's
-// network: exec through the runtime, httpGet and tcpSocket on the node.
+// probe runs one probe once: exec through the runtime, httpGet and
+// tcpSocket on the pod's address (the node's loopback on the host network).
 func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) bool {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(orDefault(p.TimeoutSeconds, 1))*time.Second)
 	defer cancel()
+	pod, _ := w.snapshot()
+	host := w.probeAddr(pod)
 	switch {
 	case p.Exec != nil:
 		res, err := w.m.rt.Exec(ctx, id, p.Exec.Command)
 		return err == nil && res.ExitCode == 0
 	case p.HTTPGet != nil:
-		return httpProbe(ctx, c, p.HTTPGet)
+		return httpProbe(ctx, c, p.HTTPGet, host)
 	case p.TCPSocket != nil:
 		port, err := probePort(c, p.TCPSocket.Port)
 		if err != nil {
 			return false
 		}
 		var d net.Dialer
-		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(probeHost(p.TCPSocket.Host), port))
+		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(probeHost(p.TCPSocket.Host, host), port))
 		if err != nil {
 			return false
 		}
@@ -39,7 +41,7 @@ func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *c
 	return false // gRPC probes are not supported
 }
 
-func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction) bool {
+func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction, host string) bool {
 	port, err := probePort(c, g.Port)
 	if err != nil {
 		return false
@@ -48,7 +50,7 @@ func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction
 	if g.Scheme == corev1.URISchemeHTTPS {
 		scheme = "https"
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(probeHost(g.Host), port), g.Path)
+	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(probeHost(g.Host, host), port), g.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
@@ -69,9 +71,10 @@ var probeClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Reques
 	return http.ErrUseLastResponse
 }}
 
-func probeHost(h string) string {
+// probeHost is the probe's host, else the pod's address (def).
+func probeHost(h, def string) string {
 	if h == "" {
-		return "127.0.0.1"
+		return def
 	}
 	return h
 }

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/agent/network/sandbox"
 )
 
 // worker runs one pod. update and delete are called by the Manager; every
@@ -29,6 +31,8 @@ type worker struct {
 	initDone  bool
 	initFail  bool
 	volErr    error
+	sb        *sandbox.Sandbox // the pod's network, once set up
+	netErr    error            // why it is not, meanwhile
 	startTime time.Time
 	last      *corev1.PodStatus
 }

@@ -59,8 +59,10 @@ func RunningTasks(t testing.TB, d *runtimetest.Daemon, ns string) int {
 // private containerd d, in containerd namespace ns, as node.
 func StartServerWithAgent(t testing.TB, d *runtimetest.Daemon, ns, node string, extraArgs ...string) *Server {
 	t.Helper()
-	return startServer(t, []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
-		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}, extraArgs)
+	args := []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
+		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}
+	s := startServerWith(t, args, extraArgs, func(dataDir string) []string { return networkArgs(t, dataDir) })
+	return s
 }
 
 // JoinToken is the server's default join token (server/token).
@@ -112,7 +114,8 @@ func StartAgentFrom(t testing.TB, bin string, s *Server, d *runtimetest.Daemon, 
 	t.Helper()
 	dataDir := agentDataDir(t)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
-	a.start(t, exec.Command(bin, append(agentArgs(s, d, dataDir, ns), extra...)...))
+	args := append(append(agentArgs(s, d, dataDir, ns), networkArgs(t, dataDir)...), extra...)
+	a.start(t, exec.Command(bin, args...))
 	t.Cleanup(func() {
 		select {
 		case <-a.done:

@@ -82,6 +82,10 @@ type Server struct {
 	// AgentArgs, when set, run the server's embedded agent with these
 	// flags; otherwise the server starts with --disable-agent.
 	AgentArgs []string
+	// ClusterCIDR is the --cluster-cidr every start passes unless its
+	// flags name one: a random /20 of 10.128.0.0/9, so that test clusters
+	// running at once do not share pod addresses.
+	ClusterCIDR string
 }
 
 // freePort asks the kernel for an unused loopback port.
@@ -103,9 +107,22 @@ func StartServer(t testing.TB, extraArgs ...string) *Server {
 
 func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 	t.Helper()
+	return startServerWith(t, agentArgs, extraArgs, nil)
+}
+
+// startServerWith is startServer; net, when set, gives the embedded
+// agent's pod network flags from the server's data dir.
+func startServerWith(t testing.TB, agentArgs []string, extraArgs []string, net func(dataDir string) []string) *Server {
+	t.Helper()
 	dir := t.TempDir()
 	s := &Server{t: t, DataDir: filepath.Join(dir, "data"), Port: FreePort(t), MQTTPort: FreePort(t),
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home"), AgentArgs: agentArgs}
+	if net != nil {
+		s.AgentArgs = append(s.AgentArgs, net(s.DataDir)...)
+	}
+	if !hasFlag(extraArgs, "--cluster-cidr") {
+		s.ClusterCIDR = clusterCIDR() // every start of s passes it
+	}
 	if err := os.MkdirAll(s.Home, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -123,6 +140,9 @@ func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 // returns how long it took from exec to the first 200 from /readyz.
 func (s *Server) Start(extraArgs ...string) time.Duration {
 	s.t.Helper()
+	if s.ClusterCIDR != "" && !hasFlag(extraArgs, "--cluster-cidr") {
+		extraArgs = append([]string{"--cluster-cidr", s.ClusterCIDR}, extraArgs...)
+	}
 	args := append([]string{"server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(s.Port),
 		"--bind-address", "127.0.0.1", "--write-kubeconfig", s.Kubeconfig,
 		"--mqtt-listen-port", strconv.Itoa(s.MQTTPort)}, extraArgs...)

@@ -35,7 +35,10 @@ func (m *Manager) GC(ctx context.Context, keep func(uid string) bool) error {
 	for _, kind := range []nsKind{netNS, utsNS} {
 		errs = append(errs, m.sweepNS(kind, known))
 	}
-	if m.cfg.OwnConfig {
+	m.mu.Lock()
+	own := m.own
+	m.mu.Unlock()
+	if own {
 		errs = append(errs, m.sweepIPAM(known))
 	}
 	return errors.Join(errs...)

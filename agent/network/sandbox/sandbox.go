@@ -85,6 +85,9 @@ type Manager struct {
 	mu   sync.Mutex
 	pods map[string]*PodNetwork // by pod UID: every pod set up, host network too
 	cidr netip.Prefix
+	// own: bramble writes the config (not --network-backend none);
+	// configured: Configure ran.
+	own, configured bool
 	// locks serialise the work on one pod.
 	locks sync.Map // uid -> *sync.Mutex
 }
@@ -94,16 +97,20 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger, lo: loopbackList(), pods: map[string]*PodNetwork{},
+	return &Manager{cfg: cfg, log: cfg.Logger, lo: loopbackList(), pods: map[string]*PodNetwork{}, own: cfg.OwnConfig,
 		cni: libcni.NewCNIConfigWithCacheDir(cfg.BinDirs, cfg.cacheDir(), nil)}, nil
 }
 
-// SetPodCIDR writes bramble's CNI config for the node's pod range (unless
-// the user brings their own). Pods can be set up from then on.
-func (m *Manager) SetPodCIDR(cidr netip.Prefix) error {
+// SetPodCIDR is Configure(cidr, Config.OwnConfig).
+func (m *Manager) SetPodCIDR(cidr netip.Prefix) error { return m.Configure(cidr, m.cfg.OwnConfig) }
+
+// Configure sets the node's pod range and whether bramble writes the CNI
+// config for it (own) or uses the user's (--network-backend none, where
+// the range may be invalid). Pods can be set up from then on.
+func (m *Manager) Configure(cidr netip.Prefix, own bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.cfg.OwnConfig {
+	if own {
 		data, err := bridgeConf(m.cfg.Bridge, cidr, m.cfg.IPAMDir(), m.cfg.MTU)
 		if err != nil {
 			return err
@@ -112,8 +119,16 @@ func (m *Manager) SetPodCIDR(cidr netip.Prefix) error {
 			return fmt.Errorf("write CNI config: %w", err)
 		}
 	}
-	m.cidr = cidr
+	m.cidr, m.own, m.configured = cidr, own, true
 	return nil
+}
+
+// ready reports whether pods can be set up: Configure ran, or the user
+// brings the config from the start.
+func (m *Manager) ready() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.configured || !m.cfg.OwnConfig
 }
 
 // PodCIDR is the range given to SetPodCIDR; invalid until then.

@@ -36,7 +36,7 @@ func (m *Manager) Setup(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) 
 		m.remember(pod, nil)
 		return &Sandbox{Hostname: Hostname(pod)}, nil
 	}
-	if m.cfg.OwnConfig && !m.PodCIDR().IsValid() {
+	if !m.ready() {
 		return nil, ErrNoPodCIDR
 	}
 	defer m.lock(uid)()
