@@ -26,7 +26,7 @@ func runtimeConf(rec *record, want netip.Addr) *libcni.RuntimeConf {
 
 // add attaches the pod: loopback, then the pod network (asking for want
 // when valid, any address when that one is taken).
-func (m *Manager) add(ctx context.Context, pod *corev1.Pod, rec *record, want netip.Addr) ([]netip.Addr, error) {
+func (m *Manager) add(ctx context.Context, rec *record, want netip.Addr) ([]netip.Addr, error) {
 	if _, err := m.cni.AddNetworkList(ctx, m.lo, runtimeConf(rec, netip.Addr{})); err != nil {
 		return nil, fmt.Errorf("loopback: %w", err)
 	}
@@ -35,17 +35,7 @@ func (m *Manager) add(ctx context.Context, pod *corev1.Pod, rec *record, want ne
 		return nil, err
 	}
 	rt := runtimeConf(rec, want)
-	rt.CapabilityArgs = map[string]any{}
-	if pm := portMappings(pod); len(pm) > 0 {
-		rt.CapabilityArgs["portMappings"] = pm
-	}
-	bw, err := bandwidth(pod)
-	if err != nil {
-		return nil, err
-	}
-	if bw != nil {
-		rt.CapabilityArgs["bandwidth"] = bw
-	}
+	rt.CapabilityArgs = rec.Caps
 	res, err := m.cni.AddNetworkList(ctx, list, rt)
 	if err != nil && want.IsValid() {
 		m.log.Warn("pod's former address not available; taking another", "pod", rec.Namespace+"/"+rec.Name, "ip", want, "err", err)
@@ -89,6 +79,7 @@ func (m *Manager) del(ctx context.Context, rec *record) error {
 		return err
 	}
 	rt := runtimeConf(rec, netip.Addr{})
+	rt.CapabilityArgs = rec.Caps
 	if !isMounted(rec.NetNS) {
 		rt.NetNS = "" // nothing to remove inside; the address and host rules still go
 	}
@@ -96,4 +87,21 @@ func (m *Manager) del(ctx context.Context, rec *record) error {
 		return fmt.Errorf("CNI DEL %s: %w", list.Name, err)
 	}
 	return nil
+}
+
+// capabilityArgs are the pod's hostPorts and bandwidth limits in the
+// plugins' runtimeConfig shapes.
+func capabilityArgs(pod *corev1.Pod) (map[string]any, error) {
+	caps := map[string]any{}
+	if pm := portMappings(pod); len(pm) > 0 {
+		caps["portMappings"] = pm
+	}
+	bw, err := bandwidth(pod)
+	if err != nil {
+		return nil, err
+	}
+	if bw != nil {
+		caps["bandwidth"] = bw
+	}
+	return caps, nil
 }

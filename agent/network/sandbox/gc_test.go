@@ -5,8 +5,10 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -117,6 +119,21 @@ func TestNoLeakAfterManyCycles(t *testing.T) {
 				return fmt.Errorf("after %d cycles %s has %d entries, want none", cycles, d, n)
 			}
 		}
+		if err := hostPortRulesLeft(); err != nil {
+			return err
+		}
 		return vethsLeft(0)
 	})
+}
+
+// hostPortRulesLeft fails when portmap left a pod's DNAT chain behind.
+func hostPortRulesLeft() error {
+	out, err := exec.Command("iptables", "-t", "nat", "-S").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("iptables -t nat -S: %v: %s", err, out)
+	}
+	if strings.Contains(string(out), "CNI-DN-") {
+		return fmt.Errorf("portmap rules left after every pod's teardown:\n%s", out)
+	}
+	return nil
 }

@@ -147,10 +147,6 @@ func (m *Manager) forget(uid string) {
 	m.mu.Unlock()
 }
 
-// Forget drops a host-network pod (which has no sandbox to tear down)
-// from Pods.
-func (m *Manager) Forget(uid string) { m.forget(uid) }
-
 // Pods lists the node's pods set up since the start, host network ones
 // included (their IPs are the node's, given by the caller's hostIPs),
 // sorted by namespace and name: NetworkPolicy's input.

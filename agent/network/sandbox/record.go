@@ -22,6 +22,9 @@ type record struct {
 	UTSNS     string       `json:"utsns"`
 	Hostname  string       `json:"hostname"`
 	IPs       []netip.Addr `json:"ips,omitempty"`
+	// Caps are the CNI capability args of the ADD (hostPorts, bandwidth):
+	// portmap removes its rules on DEL only when it is given them again.
+	Caps map[string]any `json:"caps,omitempty"`
 	// Ready is set once the ADD succeeded and the files are written.
 	Ready bool `json:"ready"`
 }

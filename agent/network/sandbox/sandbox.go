@@ -22,6 +22,8 @@ import (
 	"sync"
 
 	"github.com/containernetworking/cni/libcni"
+	"github.com/containernetworking/cni/pkg/invoke"
+	"github.com/containernetworking/cni/pkg/version"
 )
 
 // ErrNoConfig says the CNI config folder holds no network config (yet).
@@ -98,7 +100,13 @@ func New(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	return &Manager{cfg: cfg, log: cfg.Logger, lo: loopbackList(), pods: map[string]*PodNetwork{}, own: cfg.OwnConfig,
-		cni: libcni.NewCNIConfigWithCacheDir(cfg.BinDirs, cfg.cacheDir(), nil)}, nil
+		cni: libcni.NewCNIConfigWithCacheDir(cfg.BinDirs, cfg.cacheDir(), pluginExec())}, nil
+}
+
+// pluginExec runs the plugins. libcni makes this default lazily, without
+// a lock, when given none: a data race once pods are set up in parallel.
+func pluginExec() invoke.Exec {
+	return &invoke.DefaultExec{RawExec: &invoke.RawExec{Stderr: os.Stderr}, PluginDecoder: version.PluginDecoder{}}
 }
 
 // SetPodCIDR is Configure(cidr, Config.OwnConfig).

@@ -79,11 +79,15 @@ func (m *Manager) create(ctx context.Context, pod *corev1.Pod, want netip.Addr) 
 	if want.IsValid() {
 		rec.IPs = []netip.Addr{want} // kept for the next try if this one dies
 	}
+	caps, err := capabilityArgs(pod)
+	if err != nil {
+		return nil, fmt.Errorf("pod %s/%s sandbox: %w", pod.Namespace, pod.Name, err)
+	}
+	rec.Caps = caps
 	if err := m.saveRecord(rec); err != nil {
 		return nil, fmt.Errorf("pod %s/%s sandbox: %w", pod.Namespace, pod.Name, err)
 	}
-	err := m.attach(ctx, pod, rec, want)
-	if err != nil {
+	if err := m.attach(ctx, pod, rec, want); err != nil {
 		return nil, errors.Join(fmt.Errorf("pod %s/%s sandbox: %w", pod.Namespace, pod.Name, err), m.teardown(ctx, rec))
 	}
 	return rec, nil
@@ -97,7 +101,7 @@ func (m *Manager) attach(ctx context.Context, pod *corev1.Pod, rec *record, want
 	if err := createNS(rec.UTSNS, utsNS, hostname); err != nil {
 		return err
 	}
-	ips, err := m.add(ctx, pod, rec, want)
+	ips, err := m.add(ctx, rec, want)
 	if err != nil {
 		return err
 	}
@@ -117,6 +121,7 @@ func (m *Manager) attach(ctx context.Context, pod *corev1.Pod, rec *record, want
 // DEL the record stays, so GC tries again at the next start.
 func (m *Manager) Teardown(ctx context.Context, uid string) error {
 	defer m.lock(uid)()
+	defer m.locks.Delete(uid) // the pod is gone: its lock need not stay
 	m.forget(uid)
 	rec, err := m.loadRecord(uid)
 	if err != nil || rec == nil {
