@@ -83,24 +83,25 @@ func loadConfList(dir string) (*libcni.NetworkConfigList, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read CNI config folder %s: %w", dir, err)
 	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no CNI config in %s", ErrNoConfig, dir)
+	}
 	sort.Strings(files)
-	for _, f := range files {
-		if filepath.Ext(f) == ".conflist" {
-			l, err := libcni.ConfListFromFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("CNI config %s: %w", f, err)
-			}
-			return l, nil
-		}
-		c, err := libcni.ConfFromFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("CNI config %s: %w", f, err)
-		}
-		l, err := libcni.ConfListFromConf(c)
+	f := files[0]
+	if filepath.Ext(f) == ".conflist" {
+		l, err := libcni.ConfListFromFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("CNI config %s: %w", f, err)
 		}
 		return l, nil
 	}
-	return nil, fmt.Errorf("%w: no CNI config in %s", ErrNoConfig, dir)
+	c, err := libcni.ConfFromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("CNI config %s: %w", f, err)
+	}
+	l, err := libcni.ConfListFromConf(c)
+	if err != nil {
+		return nil, fmt.Errorf("CNI config %s: %w", f, err)
+	}
+	return l, nil
 }
