@@ -71,6 +71,10 @@ func newNodeNetwork(cfg *Config) (*nodeNetwork, error) {
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	} else if n.flag == "none" {
+		if err := n.apply(nodeNet{}); err != nil { // the user's config needs no range
+			return nil, err
+		}
 	}
 	return n, nil
 }

@@ -126,6 +126,8 @@ func (m *Manager) Configure(cidr netip.Prefix, own bool) error {
 		if err := writeConf(m.cfg.ConfDir(), ConfFileName, data); err != nil {
 			return fmt.Errorf("write CNI config: %w", err)
 		}
+	} else if err := os.Remove(filepath.Join(m.cfg.ConfDir(), ConfFileName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove bramble's CNI config (backend none): %w", err)
 	}
 	m.cidr, m.own, m.configured = cidr, own, true
 	return nil
