@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,7 +31,8 @@ var _ Network = (*sandbox.Manager)(nil)
 // ensureSandbox sets up the pod's network until it has one; containers
 // wait (ContainerCreating, with the reason) meanwhile.
 func (w *worker) ensureSandbox(ctx context.Context, pod *corev1.Pod) {
-	if w.m.cfg.Network == nil || w.sb != nil {
+	now := w.m.cfg.Clock.Now()
+	if w.m.cfg.Network == nil || w.sb != nil || now.Before(w.netNext) {
 		return
 	}
 	sb, err := w.m.cfg.Network.Setup(ctx, pod)
@@ -38,13 +40,18 @@ func (w *worker) ensureSandbox(ctx context.Context, pod *corev1.Pod) {
 		if w.netErr == nil || w.netErr.Error() != err.Error() {
 			w.log.Warn("pod network", "err", err)
 		}
-		if errors.Is(err, sandbox.ErrNoPodCIDR) {
+		switch {
+		case errors.Is(err, sandbox.ErrNoPodCIDR):
 			err = errors.New("waiting for the node's pod range (spec.podCIDR) from the server")
+		case !errors.Is(err, sandbox.ErrNoConfig):
+			// A failed ADD costs process starts and is undone: retry with back-off.
+			w.netBackoff = nextBackoff(w.netBackoff, time.Second, time.Minute)
+			w.netNext = now.Add(w.netBackoff)
 		}
 		w.netErr = err
 		return
 	}
-	w.sb, w.netErr = sb, nil
+	w.sb, w.netErr, w.netBackoff = sb, nil, 0
 }
 
 // runtimeSandbox is what the pod's containers join; nil on the host's

@@ -2,6 +2,7 @@ package pods
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"strings"
 	"sync"
@@ -23,11 +24,17 @@ type fakeNetwork struct {
 	gcKept    []map[string]bool
 	gcBefore  int // setups done when GC ran
 	knownUIDs []string
+	failErr   error // every Setup fails with it when set
+	tries     int
 }
 
 func (f *fakeNetwork) Setup(_ context.Context, pod *corev1.Pod) (*sandbox.Sandbox, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.tries++
+	if f.failErr != nil {
+		return nil, f.failErr
+	}
 	if !f.ready {
 		return nil, sandbox.ErrNoPodCIDR
 	}
@@ -99,5 +106,32 @@ func TestPodWaitsForItsNetworkAndReleasesIt(t *testing.T) {
 	setups, _, gcs, before := net.snapshot()
 	if len(gcs) != 1 || before != 0 || !gcs[0]["uid-1"] || gcs[0]["gone"] || setups != 1 {
 		t.Errorf("GC: got %v with %d setups before it (%d setups in all), want one GC keeping uid-1 only, before any setup", gcs, before, setups)
+	}
+}
+
+// A failing setup (an ADD that errs) is retried with back-off, not on
+// every 10 ms sync; the reason shows in the container's status.
+func TestFailedSetupBacksOff(t *testing.T) {
+	rt := newFakeRuntime(clock.Real{})
+	store, log := &fakeStore{}, &statusLog{}
+	net := &fakeNetwork{failErr: errors.New("CNI ADD bramble: plugin exploded")}
+	m, err := NewManager(rt, store.lookup, log.record, Config{DataDir: t.TempDir(), SyncPeriod: 10 * time.Millisecond, Network: net})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start(context.Background())
+	t.Cleanup(m.Stop)
+	m.Sync([]*corev1.Pod{testPod(corev1.RestartPolicyAlways, "app")})
+	waitFor(t, "the reason in the status", func() bool {
+		s, _ := log.get("uid-1")
+		w := s.ContainerStatuses
+		return len(w) == 1 && w[0].State.Waiting != nil && strings.Contains(w[0].State.Waiting.Message, "plugin exploded")
+	})
+	time.Sleep(1500 * time.Millisecond)
+	net.mu.Lock()
+	tries := net.tries
+	net.mu.Unlock()
+	if tries < 2 || tries > 3 {
+		t.Errorf("setups in 1.5 s of 10 ms syncs: got %d, want 2-3 (after 0 s, 1 s, maybe 3 s)", tries)
 	}
 }
