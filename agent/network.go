@@ -116,6 +116,7 @@ func (n *nodeNetwork) apply(nn nodeNet) error {
 		}
 		n.host = true
 	}
+	n.sb.SetMTU(podMTU(n.backend(nn)))
 	if err := n.sb.Configure(cidr, own); err != nil {
 		return err
 	}

@@ -81,3 +81,17 @@ func TestNodeNetworkIsSavedAndBackendNone(t *testing.T) {
 		t.Errorf("host settings applied %d times, want once per configured start (3)", prepared)
 	}
 }
+
+func TestDefaultRouteIface(t *testing.T) {
+	table := "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n" +
+		"wlan0\t00000000\t0101A8C0\t0003\t0\t0\t600\t00000000\t0\t0\t0\n" +
+		"eth0\t00000000\t0100000A\t0003\t0\t0\t100\t00000000\t0\t0\t0\n" +
+		"eth0\t0000000A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n" +
+		"cni0\t00002A0A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+	if got := defaultRouteIface(table); got != "eth0" {
+		t.Errorf("default route interface: got %q, want eth0 (the lower metric)", got)
+	}
+	if got := defaultRouteIface(table[:strings.Index(table, "wlan0")]); got != "" {
+		t.Errorf("no default route: got %q, want none", got)
+	}
+}

@@ -133,6 +133,14 @@ func (m *Manager) Configure(cidr netip.Prefix, own bool) error {
 	return nil
 }
 
+// SetMTU sets the MTU of pod interfaces the next Configure writes (0:
+// the bridge plugin's default).
+func (m *Manager) SetMTU(mtu int) {
+	m.mu.Lock()
+	m.cfg.MTU = mtu
+	m.mu.Unlock()
+}
+
 // ready reports whether pods can be set up: Configure ran, or the user
 // brings the config from the start.
 func (m *Manager) ready() bool {
