@@ -135,3 +135,35 @@ func TestFailedSetupBacksOff(t *testing.T) {
 		t.Errorf("setups in 1.5 s of 10 ms syncs: got %d, want 2-3 (after 0 s, 1 s, maybe 3 s)", tries)
 	}
 }
+
+// A hostNetwork pod never waits for the node's pod range: it runs at once
+// on the host's network, with the node's address.
+func TestHostNetworkPodDoesNotWait(t *testing.T) {
+	rt := newFakeRuntime(clock.Real{})
+	store, log := &fakeStore{}, &statusLog{}
+	m, err := NewManager(rt, store.lookup, log.record, Config{DataDir: t.TempDir(), NodeIP: "192.168.1.5",
+		SyncPeriod: 10 * time.Millisecond, Network: &sandboxOnlyHost{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start(context.Background())
+	t.Cleanup(m.Stop)
+	pod := testPod(corev1.RestartPolicyAlways, "app")
+	pod.Spec.HostNetwork = true
+	m.Sync([]*corev1.Pod{pod})
+	waitFor(t, "the host-network pod running with the node's address", func() bool {
+		s, _ := log.get("uid-1")
+		return s.Phase == corev1.PodRunning && s.PodIP == "192.168.1.5"
+	})
+}
+
+// sandboxOnlyHost is the real Manager's answer before the node has a
+// range: host-network pods get an empty sandbox, the others wait.
+type sandboxOnlyHost struct{ fakeNetwork }
+
+func (s *sandboxOnlyHost) Setup(_ context.Context, pod *corev1.Pod) (*sandbox.Sandbox, error) {
+	if pod.Spec.HostNetwork {
+		return &sandbox.Sandbox{Hostname: pod.Name}, nil
+	}
+	return nil, sandbox.ErrNoPodCIDR
+}
