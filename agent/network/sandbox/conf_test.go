@@ -116,3 +116,27 @@ func TestMissingPluginsSayWhere(t *testing.T) {
 		return nil
 	})
 }
+
+// Pods lists what NetworkPolicy needs of every pod set up, host-network
+// ones too (with the node's addresses), and forgets a pod torn down.
+func TestPodsListsWhatPolicyNeeds(t *testing.T) {
+	m := newTestManager(t, t.TempDir(), true)
+	pod := testPod("host", 1)
+	pod.Spec.HostNetwork = true
+	sb, err := m.Setup(bg, pod) // no range yet: host-network pods need none
+	if err != nil || sb.NetNS != "" {
+		t.Fatalf("Setup of a host-network pod: got %+v, %v, want no namespaces", sb, err)
+	}
+	node := netip.MustParseAddr("192.168.1.5")
+	got := m.Pods([]netip.Addr{node})
+	if len(got) != 1 || !got[0].HostNetwork || got[0].IPs[0] != node || got[0].Labels["app"] != "host" ||
+		len(got[0].Ports) != 1 || got[0].Ports[0] != (ContainerPort{Name: "http", Port: 8080, Protocol: corev1.ProtocolTCP}) {
+		t.Fatalf("Pods: got %+v", got)
+	}
+	if err := m.Teardown(bg, string(pod.UID)); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Pods(nil); len(got) != 0 {
+		t.Fatalf("Pods after teardown: got %+v, want none", got)
+	}
+}
