@@ -46,7 +46,8 @@ type agent struct {
 	events  *events.Recorder
 	images  *imageDir
 	static  *staticPods
-	net     *network // nil: --network-backend none
+	net     *network     // overlay routes; nil: --network-backend none
+	network *nodeNetwork // pod sandboxes
 	wg      sync.WaitGroup
 }
 
@@ -92,6 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
 	ready := &readyWatch{rec: a.events, node: a.node.NodeName}
+	a.goRun(func() { a.network.follow(ctx, ren.http, creds.ServerURL, creds.NodeName) })
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, ready.see) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
@@ -147,9 +149,12 @@ func (a *agent) build(ctx context.Context) error {
 	}
 	a.status = newStatusBatch(node.NodeName, 200*time.Millisecond, isStaticUID, cfg.Logger)
 	a.events = events.New(node.NodeName, events.Config{Logger: cfg.Logger})
+	if a.network, err = newNodeNetwork(cfg); err != nil {
+		return fmt.Errorf("pod network: %w", err)
+	}
 	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
-		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir,
+		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)

@@ -26,6 +26,8 @@ const (
 	DefaultContainerdRoot    = "/var/lib/containerd"
 	DefaultPodLogDir         = pods.DefaultPodLogDir
 	DefaultContainerLogDir   = pods.DefaultContainerLogDir
+	DefaultCNIBinDir         = "/usr/lib/cni"
+	DefaultCNIBridge         = "cni0"
 )
 
 // Config is what `bramble agent` needs; zero values of the optional fields
@@ -44,8 +46,11 @@ type Config struct {
 	// NodeExternalIP (--node-external-ip) is reported as the Node's
 	// ExternalIP.
 	NodeExternalIP string
-	// NetworkBackend (--network-backend) is vxlan (default), host-gw or
-	// none: how pods reach other nodes' pods (agent/network/overlay).
+	// NetworkBackend (--network-backend) is vxlan, host-gw or none: how
+	// pods reach other nodes' pods (agent/network/overlay); empty follows
+	// the server's (the Node's bramble.io/network-backend, vxlan when
+	// unset). With none the agent writes no CNI config and uses the
+	// user's, and programs no routes.
 	NetworkBackend string
 	// ClusterCIDR is the pod network of the whole cluster (default
 	// 10.42.0.0/16): traffic from it to anywhere else is masqueraded.
@@ -75,7 +80,16 @@ type Config struct {
 	PodLogDir       string
 	ContainerLogDir string
 	ImageGC         ImageGC
-	Logger          *slog.Logger
+	// CNIBinDirs (--cni-bin-dir) hold the CNI plugins; CNIBridge
+	// (hidden --cni-bridge) names the pod bridge.
+	CNIBinDirs []string
+	CNIBridge  string
+	// DisableOverlay (hidden --disable-overlay) runs pod sandboxes without
+	// the overlay: no vxlan device, routes or nftables rules. For tests
+	// that run several agents in the host's own network namespace, where
+	// those belong to the host.
+	DisableOverlay bool
+	Logger         *slog.Logger
 	// OnRunning, when set, is called once the agent has its node identity
 	// (joined now or on an earlier start) and runs its pods from the local
 	// store; `bramble agent` tells systemd it is ready there.
@@ -101,6 +115,12 @@ func (c *Config) setDefaults() error {
 	}
 	if err := c.networkDefaults(); err != nil {
 		return err
+	}
+	if len(c.CNIBinDirs) == 0 {
+		c.CNIBinDirs = []string{DefaultCNIBinDir}
+	}
+	if c.CNIBridge == "" {
+		c.CNIBridge = DefaultCNIBridge
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second

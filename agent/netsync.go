@@ -37,12 +37,12 @@ func (n *network) run(ctx context.Context) {
 // sync programs routes for the Nodes the store holds. Until this node's
 // own Node has a podCIDR (node IPAM gives it one) there is nothing to do.
 func (n *network) sync() error {
-	remotes, own := n.storedRemotes()
-	if own == nil {
+	remotes, own, backend := n.storedRemotes()
+	if own == nil || backend == overlay.BackendNone {
 		return nil
 	}
 	if n.ov == nil {
-		ov, err := overlay.New(overlay.Config{Backend: n.backend, NodeIP: n.nodeIP})
+		ov, err := overlay.New(overlay.Config{Backend: backend, NodeIP: n.nodeIP})
 		if err != nil {
 			return err
 		}
@@ -55,9 +55,12 @@ func (n *network) sync() error {
 }
 
 // storedRemotes reads the Nodes of the local store; own is this node's
-// IPv4 podCIDR (nil until assigned). A Node that cannot be read is
-// skipped with a warning: one bad object must not take every route down.
-func (n *network) storedRemotes() (remotes []overlay.Remote, own *net.IPNet) {
+// IPv4 podCIDR (nil until assigned), backend the one in force (the flag,
+// else the server's on this node's Node, else vxlan). A Node that cannot
+// be read is skipped with a warning: one bad object must not take every
+// route down.
+func (n *network) storedRemotes() (remotes []overlay.Remote, own *net.IPNet, backend string) {
+	backend = n.backend
 	for ref, raw := range n.store.List(mqtt.ResourceNodes) {
 		var node corev1.Node
 		if err := json.Unmarshal(raw, &node); err != nil {
@@ -73,6 +76,9 @@ func (n *network) storedRemotes() (remotes []overlay.Remote, own *net.IPNet) {
 			continue
 		}
 		if r.Name == n.node {
+			if backend == "" {
+				backend = node.Annotations[networkBackendAnnotation]
+			}
 			for _, c := range r.PodCIDRs {
 				if c.IP.To4() != nil {
 					own = c
@@ -82,7 +88,10 @@ func (n *network) storedRemotes() (remotes []overlay.Remote, own *net.IPNet) {
 		}
 		remotes = append(remotes, r)
 	}
-	return remotes, own
+	if backend == "" {
+		backend = DefaultNetworkBackend
+	}
+	return remotes, own, backend
 }
 
 // applyRules writes the overlay's masquerade and forward chains (one

@@ -25,11 +25,8 @@ const (
 const networkResync = time.Minute
 
 func (c *Config) networkDefaults() error {
-	if c.NetworkBackend == "" {
-		c.NetworkBackend = DefaultNetworkBackend
-	}
 	switch c.NetworkBackend {
-	case overlay.BackendVXLAN, overlay.BackendHostGW, overlay.BackendNone:
+	case "", overlay.BackendVXLAN, overlay.BackendHostGW, overlay.BackendNone:
 	default:
 		return fmt.Errorf("--network-backend: got %q, want vxlan, host-gw or none", c.NetworkBackend)
 	}
@@ -61,9 +58,10 @@ type network struct {
 	ov      *overlay.Overlay // made once this node has a podCIDR
 }
 
-// newNetwork returns nil for the backend none (the user's CNI does it).
+// newNetwork returns nil for the backend none (the user's CNI does it)
+// and with DisableOverlay.
 func newNetwork(cfg *Config, node, nodeIP string, store *Store) (*network, error) {
-	if cfg.NetworkBackend == overlay.BackendNone {
+	if cfg.NetworkBackend == overlay.BackendNone || cfg.DisableOverlay {
 		return nil, nil
 	}
 	ip := net.ParseIP(nodeIP)
@@ -78,7 +76,7 @@ func newNetwork(cfg *Config, node, nodeIP string, store *Store) (*network, error
 // annotations are what the heartbeat puts on this node's Node.
 func (n *network) annotations() map[string]string {
 	out := map[string]string{mqtt.AnnotationNodeIP: n.nodeIP.String()}
-	if n.backend == overlay.BackendVXLAN {
+	if n.backend != overlay.BackendHostGW { // vxlan, or the server's choice
 		out[mqtt.AnnotationVXLANMAC] = overlay.MACFor(n.node).String()
 	}
 	return out

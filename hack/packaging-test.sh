@@ -135,16 +135,18 @@ sizes() {
 }
 
 # base_root debootstraps a Debian 12 root once per run (the e2e test copies
-# it for each machine). containerd and runc come in it: the machines have
-# no route to a Debian mirror.
+# it for each machine). containerd, runc and the CNI plugins come in it:
+# the machines have no route to a Debian mirror.
 base_root() {
   local root=$WORK/debian-root
-  if [ ! -f "$root/.complete" ]; then
+  local include=systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,iproute2,ca-certificates,curl,procps
+  # .complete holds the package list: a root made with another one is made again
+  if [ "$(cat "$root/.complete" 2>/dev/null)" != "$include" ]; then
     rm -rf "$root"
-    debootstrap --variant=minbase --include=systemd,systemd-sysv,dbus,containerd,runc,iproute2,ca-certificates,curl,procps \
+    debootstrap --variant=minbase --include="$include" \
       bookworm "$root" "${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$WORK/debootstrap.log" 2>&1 ||
       { tail -20 "$WORK/debootstrap.log" >&2; fail "debootstrap failed"; }
-    touch "$root/.complete"
+    echo "$include" >"$root/.complete"
   fi
 }
 

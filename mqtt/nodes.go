@@ -24,6 +24,11 @@ const (
 	AnnotationNodeIP = "bramble.io/node-ip"
 )
 
+// AnnotationNetworkBackend is the server's --network-backend, which node
+// IPAM writes on every Node (agents without the flag follow it); routing
+// agents get it with the Node.
+const AnnotationNetworkBackend = "bramble.io/network-backend"
+
 // AgentAnnotations are the annotations a heartbeat may set; the server
 // removes those a heartbeat leaves out.
 var AgentAnnotations = []string{AnnotationVXLANMAC, AnnotationNodeIP}
@@ -49,7 +54,7 @@ func checkAgentAnnotations(a map[string]string) error {
 }
 
 // RouteNode is the part of a Node other nodes route by: name and UID, the
-// agent annotations, spec.podCIDR(s) and status.addresses. Two Nodes with
+// agent annotations and the network backend, spec.podCIDR(s) and status.addresses. Two Nodes with
 // equal RouteNodes need no message to any agent: heartbeat-driven status
 // churn (conditions, images, capacity) never leaves the server.
 func RouteNode(n *corev1.Node) *corev1.Node {
@@ -59,7 +64,7 @@ func RouteNode(n *corev1.Node) *corev1.Node {
 		Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
 		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
 	}
-	for _, k := range AgentAnnotations {
+	for _, k := range append(AgentAnnotations[:len(AgentAnnotations):len(AgentAnnotations)], AnnotationNetworkBackend) {
 		if v, ok := n.Annotations[k]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}

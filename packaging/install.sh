@@ -192,6 +192,9 @@ install_runtime() {
 	missing=
 	command -v containerd >/dev/null || missing="$missing containerd"
 	command -v runc >/dev/null || missing="$missing runc"
+	# pod networking: Debian's CNI plugins (/usr/lib/cni), and iptables for portmap
+	[ -x /usr/lib/cni/bridge ] || missing="$missing containernetworking-plugins"
+	command -v iptables >/dev/null || missing="$missing iptables"
 	if [ -n "$missing" ]; then
 		command -v apt-get >/dev/null || fatal "install$missing first: this installer only knows apt-get"
 		info "installing$missing with apt-get"

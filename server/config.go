@@ -43,9 +43,14 @@ type Config struct {
 	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.
 	ServiceCIDR          string
 	ServiceNodePortRange string
-	DisableAgent         bool // --disable-agent
-	DisableScheduler     bool // --disable-scheduler
-	DisableControllers   bool // --disable-controllers
+	// ClusterCIDR (--cluster-cidr, default 10.42.0.0/16) is cut into
+	// ranges of NodeCIDRMaskSize bits (--node-cidr-mask-size, default 24),
+	// one per Node (controllers/nodeipam).
+	ClusterCIDR        string
+	NodeCIDRMaskSize   int
+	DisableAgent       bool // --disable-agent
+	DisableScheduler   bool // --disable-scheduler
+	DisableControllers bool // --disable-controllers
 	// DisableManifests (--disable-manifests): do not apply the files of
 	// <data-dir>/server/manifests; ManifestsInterval (--manifests-interval)
 	// is how often that folder is read (0: every 10 s).

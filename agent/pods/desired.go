@@ -16,6 +16,9 @@ func (m *Manager) Sync(pods []*corev1.Pod) {
 	want := map[types.UID]bool{}
 	for _, p := range pods {
 		want[p.UID] = true
+	}
+	m.gcNetworkOnce(want)
+	for _, p := range pods {
 		m.Update(p)
 	}
 	m.mu.Lock()
@@ -87,6 +90,7 @@ func (m *Manager) removeOrphans(ctx context.Context, want map[types.UID]bool) {
 				m.log.Warn("remove orphan container", "container", c.ID, "err", err)
 			}
 			if c.PodUID != "" {
+				m.teardownNetwork(ctx, types.UID(c.PodUID))
 				v := newVolumes(m.cfg.DataDir, types.UID(c.PodUID), m.lookup)
 				if err := v.cleanup(); err != nil {
 					m.log.Warn("remove orphan pod dir", "pod_uid", c.PodUID, "err", err)

@@ -28,6 +28,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 		w.event(pod, "", events.Warning, "FailedMount", "MountVolume.SetUp failed: %v", err)
 	}
 	w.volErr = err
+	w.ensureSandbox(ctx, pod)
 	if !w.initDone && !w.syncInit(ctx, pod) {
 		return
 	}

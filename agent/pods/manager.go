@@ -63,6 +63,9 @@ type Config struct {
 	DefaultGrace time.Duration
 	// Events takes the pods' events (none recorded when nil).
 	Events EventRecorder
+	// Network gives pods their own network (agent/network/sandbox); nil
+	// keeps every pod on the host's.
+	Network Network
 }
 
 func (c *Config) setDefaults() error {
@@ -114,6 +117,7 @@ type Manager struct {
 	workers map[types.UID]*worker
 	synced  bool // orphans were cleaned after a Sync while started
 	desired bool // a Sync happened
+	netGC   bool // the Network's GC ran
 }
 
 // NewManager builds a Manager; onStatus may be nil.
@@ -137,8 +141,16 @@ func (m *Manager) Start(ctx context.Context) {
 	m.mu.Lock()
 	m.ctx, m.cancel = context.WithCancel(ctx)
 	want := map[types.UID]bool{}
-	for uid, w := range m.workers {
+	for uid := range m.workers {
 		want[uid] = true
+	}
+	desired := m.desired
+	m.mu.Unlock()
+	if desired {
+		m.gcNetworkOnce(want)
+	}
+	m.mu.Lock()
+	for _, w := range m.workers {
 		m.startWorker(w)
 	}
 	clean := m.desired && !m.synced

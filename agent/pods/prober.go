@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// probe runs one probe once against a container sharing the host's
-// network: exec through the runtime, httpGet and tcpSocket on the node.
+// probe runs one probe once: exec through the runtime, httpGet and
+// tcpSocket on the pod's address (the node's loopback on the host network).
 func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) bool {
 	ok, _ := w.probeOutput(ctx, c, id, p)
 	return ok
@@ -25,6 +25,8 @@ func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *c
 func (w *worker) probeOutput(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(orDefault(p.TimeoutSeconds, 1))*time.Second)
 	defer cancel()
+	pod, _ := w.snapshot()
+	host := w.probeAddr(pod)
 	switch {
 	case p.Exec != nil:
 		res, err := w.m.rt.Exec(ctx, id, p.Exec.Command)
@@ -37,14 +39,14 @@ func (w *worker) probeOutput(ctx context.Context, c *corev1.Container, id string
 		}
 		return res.ExitCode == 0, out
 	case p.HTTPGet != nil:
-		return httpProbe(ctx, c, p.HTTPGet)
+		return httpProbe(ctx, c, p.HTTPGet, host)
 	case p.TCPSocket != nil:
 		port, err := probePort(c, p.TCPSocket.Port)
 		if err != nil {
 			return false, err.Error()
 		}
 		var d net.Dialer
-		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(probeHost(p.TCPSocket.Host), port))
+		conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(probeHost(p.TCPSocket.Host, host), port))
 		if err != nil {
 			return false, err.Error()
 		}
@@ -54,7 +56,7 @@ func (w *worker) probeOutput(ctx context.Context, c *corev1.Container, id string
 	return false, "gRPC probes are not supported"
 }
 
-func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction) (bool, string) {
+func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction, host string) (bool, string) {
 	port, err := probePort(c, g.Port)
 	if err != nil {
 		return false, err.Error()
@@ -63,7 +65,7 @@ func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction
 	if g.Scheme == corev1.URISchemeHTTPS {
 		scheme = "https"
 	}
-	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(probeHost(g.Host), port), g.Path)
+	url := fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(probeHost(g.Host, host), port), g.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false, err.Error()
@@ -87,9 +89,10 @@ var probeClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Reques
 	return http.ErrUseLastResponse
 }}
 
-func probeHost(h string) string {
+// probeHost is the probe's host, else the pod's address (def).
+func probeHost(h, def string) string {
 	if h == "" {
-		return "127.0.0.1"
+		return def
 	}
 	return h
 }

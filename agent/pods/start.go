@@ -24,6 +24,10 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 		st.waiting, st.message = "ContainerCreating", w.volErr.Error()
 		return
 	}
+	if w.netErr != nil || w.m.cfg.Network != nil && w.sb == nil {
+		st.waiting, st.message = "ContainerCreating", fmt.Sprint("pod network: ", w.netErr)
+		return
+	}
 	img, ok := w.ensureImage(ctx, pod, c, st)
 	if !ok {
 		return
@@ -142,6 +146,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
 	}
 	applyResources(&s, c.Resources)
+	s.Sandbox = w.runtimeSandbox(pod)
 	return s, nil
 }
 

@@ -18,10 +18,15 @@ func metaTime(t time.Time) metav1.Time {
 
 // status computes the pod's status from what the worker knows.
 func (w *worker) status(pod *corev1.Pod) corev1.PodStatus {
-	s := corev1.PodStatus{HostIP: w.m.cfg.NodeIP, PodIP: w.m.cfg.NodeIP, QOSClass: qosClass(pod)}
+	s := corev1.PodStatus{HostIP: w.m.cfg.NodeIP, QOSClass: qosClass(pod)}
 	if w.m.cfg.NodeIP != "" {
 		s.HostIPs = []corev1.HostIP{{IP: w.m.cfg.NodeIP}}
-		s.PodIPs = []corev1.PodIP{{IP: w.m.cfg.NodeIP}}
+	}
+	for _, ip := range w.podIPs(pod) {
+		s.PodIPs = append(s.PodIPs, corev1.PodIP{IP: ip})
+	}
+	if len(s.PodIPs) > 0 {
+		s.PodIP = s.PodIPs[0].IP
 	}
 	if !w.startTime.IsZero() {
 		t := metaTime(w.startTime)

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/bramble-edge/bramble/agent/network/sandbox"
 )
 
 // worker runs one pod. update and delete are called by the Manager; every
@@ -24,13 +26,17 @@ type worker struct {
 	deleting bool
 	wake     chan struct{}
 
-	ctrs      map[string]*ctrState
-	vols      *volumes
-	initDone  bool
-	initFail  bool
-	volErr    error
-	startTime time.Time
-	last      *corev1.PodStatus
+	ctrs       map[string]*ctrState
+	vols       *volumes
+	initDone   bool
+	initFail   bool
+	volErr     error
+	sb         *sandbox.Sandbox // the pod's network, once set up
+	netErr     error            // why it is not, meanwhile
+	netNext    time.Time        // when a failed setup is tried again
+	netBackoff time.Duration
+	startTime  time.Time
+	last       *corev1.PodStatus
 }
 
 func newWorker(m *Manager, pod *corev1.Pod) *worker {

@@ -32,15 +32,9 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 	if len(args) == 0 {
 		return nil, fmt.Errorf("no command: the image has no entrypoint or cmd and the spec sets none")
 	}
-	opts := []oci.SpecOpts{
-		oci.WithImageConfig(img),
-		oci.WithProcessArgs(args...),
-		oci.WithHostNamespace(specs.NetworkNamespace),
-		oci.WithHostNamespace(specs.UTSNamespace),
-		oci.WithHostHostsFile,
-		oci.WithHostResolvconf,
-		withoutOOMScoreAdj,
-	}
+	opts := []oci.SpecOpts{oci.WithImageConfig(img), oci.WithProcessArgs(args...)}
+	opts = append(opts, networkOpts(s.Sandbox)...)
+	opts = append(opts, withoutOOMScoreAdj)
 	if len(s.Env) > 0 {
 		env := make([]string, len(s.Env))
 		for i, e := range s.Env {
@@ -55,6 +49,26 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 		opts = append(opts, oci.WithMounts(bindMounts(s.Mounts)))
 	}
 	return append(opts, resourceOpts(s)...), nil
+}
+
+// networkOpts puts the container in its pod's namespaces, with the pod's
+// hosts and hostname files, or on the host's network without a sandbox.
+// /etc/resolv.conf is the host's either way until cluster DNS exists.
+func networkOpts(sb *Sandbox) []oci.SpecOpts {
+	if sb == nil {
+		return []oci.SpecOpts{oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace),
+			oci.WithHostHostsFile, oci.WithHostResolvconf}
+	}
+	return []oci.SpecOpts{
+		oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: sb.NetNS}),
+		oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: sb.UTSNS}),
+		oci.WithHostname(sb.Hostname),
+		oci.WithMounts([]specs.Mount{
+			{Destination: "/etc/hosts", Type: "bind", Source: sb.HostsFile, Options: []string{"rbind", "rprivate", "rw"}},
+			{Destination: "/etc/hostname", Type: "bind", Source: sb.HostnameFile, Options: []string{"rbind", "rprivate", "rw"}},
+		}),
+		oci.WithHostResolvconf,
+	}
 }
 
 // processArgs applies Kubernetes' rules: Command replaces the entrypoint

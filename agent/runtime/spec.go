@@ -9,8 +9,9 @@ import (
 )
 
 // ContainerSpec is one container as the pod worker resolved it: volumes are
-// already host paths, env values already looked up. Containers always share
-// the host's network (and UTS) namespace for now.
+// already host paths, env values already looked up. A container joins its
+// pod's network and UTS namespaces (Sandbox); without one it shares the
+// host's, as hostNetwork pods do.
 type ContainerSpec struct {
 	// ID names the container in containerd; unique in the namespace.
 	ID     string
@@ -38,6 +39,18 @@ type ContainerSpec struct {
 	LogPath string
 	// Labels are kept on the container; keys under bramble.io/ are ours.
 	Labels map[string]string
+	// Sandbox is the pod's network; nil shares the host's network, UTS
+	// namespace, /etc/hosts and /etc/resolv.conf.
+	Sandbox *Sandbox
+}
+
+// Sandbox is what a container of a pod with its own network joins: the
+// namespace files (agent/network/sandbox pins them) and the files mounted
+// as /etc/hosts and /etc/hostname.
+type Sandbox struct {
+	NetNS, UTSNS            string
+	HostsFile, HostnameFile string
+	Hostname                string
 }
 
 // EnvVar is one environment variable.
@@ -113,6 +126,13 @@ func (s *ContainerSpec) Validate() error {
 	for i, m := range s.Mounts {
 		if !filepath.IsAbs(m.HostPath) || !filepath.IsAbs(m.ContainerPath) {
 			return fmt.Errorf("container spec %s: mounts[%d]: hostPath %q and containerPath %q must both be absolute", s.ID, i, m.HostPath, m.ContainerPath)
+		}
+	}
+	if sb := s.Sandbox; sb != nil {
+		for name, p := range map[string]string{"netns": sb.NetNS, "utsns": sb.UTSNS, "hostsFile": sb.HostsFile, "hostnameFile": sb.HostnameFile} {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("container spec %s: sandbox %s %q is not absolute", s.ID, name, p)
+			}
 		}
 	}
 	for k := range s.Labels {

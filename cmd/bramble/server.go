@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bramble-edge/bramble/agent"
-	"github.com/bramble-edge/bramble/controllers"
-	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
@@ -69,6 +67,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.StringVar(&cfg.ServiceCIDR, "service-cidr", servicealloc.DefaultServiceCIDR, "IPv4 network Services' ClusterIPs come from (its first address is the kubernetes Service's)")
 	f.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", servicealloc.DefaultNodePorts, "port range NodePort Services' node ports come from")
+	addClusterNetworkFlags(f, cfg)
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, Endpoints, EndpointSlices, node lifecycle, garbage collection)")
@@ -91,7 +90,11 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 // separate agent would. A failing agent stops the server too (a node
 // without containerd should say so, not run half a cluster).
 func runServer(ctx context.Context, cfg server.Config, node agent.Config) error {
-	cfg.Controllers = startControllers
+	ctrl, err := controllersFor(cfg, node.NetworkBackend)
+	if err != nil {
+		return err
+	}
+	cfg.Controllers = ctrl
 	platforms, err := startImagePlatforms(ctx, node.RegistriesFile, cfg.Logger)
 	if err != nil {
 		return err
@@ -150,9 +153,4 @@ func startImagePlatforms(ctx context.Context, registriesFile string, log *slog.L
 		return nil, err
 	}
 	return c, nil
-}
-
-// startControllers is the server's hook for its control loops.
-func startControllers(d controllers.Deps) (server.ControllerSet, error) {
-	return manager.New(d)
 }

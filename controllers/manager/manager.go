@@ -16,6 +16,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/endpoints"
 	"github.com/bramble-edge/bramble/controllers/gc"
 	"github.com/bramble-edge/bramble/controllers/job"
+	"github.com/bramble-edge/bramble/controllers/nodeipam"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
 	"github.com/bramble-edge/bramble/controllers/replicaset"
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
@@ -40,8 +41,20 @@ type loop struct {
 	workers int
 }
 
-// New makes every controller on d.Cache. Nothing runs until Start.
-func New(d controllers.Deps) (*Manager, error) {
+// Config is what controllers need beyond Deps; zero values take defaults.
+type Config struct {
+	NodeIPAM nodeipam.Config // --cluster-cidr, --node-cidr-mask-size, --network-backend
+}
+
+// New makes every controller on d.Cache with the default Config.
+func New(d controllers.Deps) (*Manager, error) { return NewWithConfig(d, Config{}) }
+
+// NewWithConfig makes every controller on d.Cache. Nothing runs until Start.
+func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
+	ipam, err := nodeipam.New(d, cfg.NodeIPAM)
+	if err != nil {
+		return nil, err
+	}
 	m := &Manager{deps: d}
 	m.loops = []loop{
 		{"replicaset", replicaset.New(d), 5},
@@ -50,6 +63,7 @@ func New(d controllers.Deps) (*Manager, error) {
 		{"job", job.New(d), 5},
 		{"cronjob", cronjob.New(d), 2},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
+		{"node-ipam", ipam, 1},
 		{"garbage-collector", gc.New(d), 2},
 		{"resourcequota", resourcequota.New(d), 2},
 		{"disruption", disruption.New(d), 2},

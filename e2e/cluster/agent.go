@@ -61,7 +61,7 @@ func StartServerWithAgent(t testing.TB, d *runtimetest.Daemon, ns, node string, 
 	t.Helper()
 	args := []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
 		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}
-	return startServer(t, append(args, logDirArgs(t.TempDir())...), extraArgs)
+	return startServerWith(t, append(args, logDirArgs(t.TempDir())...), extraArgs, func(dataDir string) []string { return append(networkArgs(t, dataDir), "--disable-overlay") })
 }
 
 // JoinToken is the server's default join token (server/token).
@@ -134,7 +134,10 @@ func startAgent(t testing.TB, wrap []string, bin, dataDir string, s *Server, d *
 	t.Helper()
 	dataDir = agentDataDir(t, dataDir)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
-	argv := append(agentArgs(s, d, dataDir, ns), extra...)
+	argv := append(append(agentArgs(s, d, dataDir, ns), networkArgs(t, dataDir)...), extra...)
+	if wrap == nil { // in the host's network namespace: no vxlan.1, routes or rules there
+		argv = append(argv, "--disable-overlay")
+	}
 	if wrap != nil {
 		argv = append(append(wrap[1:len(wrap):len(wrap)], bin), argv...)
 		bin = wrap[0]

@@ -84,6 +84,10 @@ type Server struct {
 	AgentArgs []string
 	// Host is the address the server listens on (default 127.0.0.1).
 	Host string
+	// ClusterCIDR is the --cluster-cidr every start passes unless its
+	// flags name one: a random /20 of 10.128.0.0/9, so that test clusters
+	// running at once do not share pod addresses.
+	ClusterCIDR string
 }
 
 // freePort asks the kernel for an unused loopback port.
@@ -113,16 +117,23 @@ func StartServerOn(t testing.TB, host string, extraArgs ...string) *Server {
 // StartServerWithDataDir is StartServer on dataDir (a small tmpfs, say).
 func StartServerWithDataDir(t testing.TB, dataDir string, extraArgs ...string) *Server {
 	t.Helper()
-	return startServerIn(t, dataDir, nil, extraArgs)
+	return startServerIn(t, dataDir, nil, extraArgs, nil)
 }
 
 func startServer(t testing.TB, agentArgs []string, extraArgs []string) *Server {
 	t.Helper()
-	return startServerIn(t, "", agentArgs, extraArgs)
+	return startServerIn(t, "", agentArgs, extraArgs, nil)
+}
+
+// startServerWith is startServer; net, when set, gives the embedded
+// agent's pod network flags from the server's data dir.
+func startServerWith(t testing.TB, agentArgs []string, extraArgs []string, net func(dataDir string) []string) *Server {
+	t.Helper()
+	return startServerIn(t, "", agentArgs, extraArgs, net)
 }
 
 // startServerIn starts a server on dataDir, a fresh one when "".
-func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs []string) *Server {
+func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs []string, net func(dataDir string) []string) *Server {
 	t.Helper()
 	dir := t.TempDir()
 	if dataDir == "" {
@@ -130,6 +141,12 @@ func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs [
 	}
 	s := &Server{t: t, DataDir: dataDir, Port: FreePort(t), MQTTPort: FreePort(t), Host: "127.0.0.1",
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home"), AgentArgs: agentArgs}
+	if net != nil {
+		s.AgentArgs = append(s.AgentArgs, net(s.DataDir)...)
+	}
+	if !hasFlag(extraArgs, "--cluster-cidr") {
+		s.ClusterCIDR = clusterCIDR() // every start of s passes it
+	}
 	if err := os.MkdirAll(s.Home, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +169,9 @@ func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs [
 // returns how long it took from exec to the first 200 from /readyz.
 func (s *Server) Start(extraArgs ...string) time.Duration {
 	s.t.Helper()
+	if s.ClusterCIDR != "" && !hasFlag(extraArgs, "--cluster-cidr") {
+		extraArgs = append([]string{"--cluster-cidr", s.ClusterCIDR}, extraArgs...)
+	}
 	args := append([]string{"server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(s.Port),
 		"--bind-address", s.Host, "--write-kubeconfig", s.Kubeconfig,
 		"--mqtt-listen-port", strconv.Itoa(s.MQTTPort)}, extraArgs...)

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/containerd/platforms"
@@ -37,7 +39,13 @@ type Image struct {
 // Busybox builds an image holding the host's static busybox and its applet
 // links. Distinct labels give distinct image digests over a shared layer.
 func Busybox(name string, labels map[string]string) (*Image, error) {
-	layer, err := busyboxLayer()
+	return BusyboxWith(name, labels, nil)
+}
+
+// BusyboxWith is Busybox with more files in its layer: path (relative,
+// like "bin/tool") to an executable's content.
+func BusyboxWith(name string, labels map[string]string, files map[string][]byte) (*Image, error) {
+	layer, err := busyboxLayer(files)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +87,7 @@ func (im *Image) ManifestDescriptor() ocispec.Descriptor {
 
 // busyboxLayer is an uncompressed layer tar with a fixed timestamp, so every
 // image built here shares one layer digest.
-func busyboxLayer() ([]byte, error) {
+func busyboxLayer(files map[string][]byte) ([]byte, error) {
 	bin, err := os.ReadFile(BusyboxPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s (Debian: apt-get install busybox-static): %w", BusyboxPath, err)
@@ -105,6 +113,15 @@ func busyboxLayer() ([]byte, error) {
 	for _, a := range applets {
 		h := &tar.Header{Typeflag: tar.TypeSymlink, Name: "bin/" + a, Linkname: "busybox", Mode: 0o777, ModTime: mtime}
 		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: 0o755, Size: int64(len(files[p])), ModTime: mtime}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(files[p]); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,68 @@
+// Command nethelper is the pod networking tests' small static HTTP server
+// and client (busybox-static's wget crashes in a bare rootfs):
+//
+//	nethelper serve ADDR   answers every request with "<hostname> <client address>"
+//	nethelper get URL      prints the body of one GET; exits 1 when it fails
+//	nethelper wait URL     like get, retried for up to a minute
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: nethelper serve ADDR | get URL | wait URL")
+		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case "serve":
+		serve(os.Args[2])
+	case "get":
+		if err := get(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	case "wait":
+		for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+			err := get(os.Args[2])
+			if err == nil {
+				return
+			}
+			if time.Since(start) > time.Minute {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+	default:
+		os.Exit(2)
+	}
+}
+
+func serve(addr string) {
+	host, _ := os.Hostname()
+	err := http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s\n", host, r.RemoteAddr)
+	}))
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
+}
+
+func get(url string) error {
+	c := http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	fmt.Print(string(body))
+	return nil
+}
