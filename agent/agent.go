@@ -76,7 +76,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Applier: a.applier,
+	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Roots: ren.roots, Applier: a.applier,
 		Rev: a.store.Rev(), Logger: cfg.Logger,
 		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
 	if err != nil {
@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ren.onNew = cl.CertificateRenewed
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
+	a.goRun(func() { ren.watchBundle(ctx, cfg.CABundleInterval) })
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()

@@ -46,6 +46,9 @@ type Config struct {
 	ContainerdNamespace string
 	RuntimeEndpoint     string
 	HeartbeatInterval   time.Duration
+	// CABundleInterval is how often the CA bundle is fetched (default
+	// DefaultCABundleInterval; shorter for tests of rotate-ca).
+	CABundleInterval time.Duration
 	// ImagePoll is how often the images folder and the static pod
 	// manifests are looked at (default 3s).
 	ImagePoll time.Duration
@@ -80,6 +83,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.HeartbeatInterval < time.Second {
 		return fmt.Errorf("--heartbeat-interval: got %s, want at least 1s", c.HeartbeatInterval)
+	}
+	if c.CABundleInterval <= 0 {
+		c.CABundleInterval = DefaultCABundleInterval
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second
