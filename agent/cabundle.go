@@ -57,14 +57,17 @@ func (r *renewal) bundleOnce(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	changed := join.BundleHash(bundle) != join.BundleHash(held)
+	if changed {
+		if err := join.AcceptBundle(bundle, held, cert); err != nil {
+			return false, err
+		}
+	}
 	if !join.SignedByFirst(bundle, cert) {
 		r.renewSoon()
 	}
-	if join.BundleHash(bundle) == join.BundleHash(held) {
+	if !changed {
 		return false, nil
-	}
-	if err := join.AcceptBundle(bundle, held, cert); err != nil {
-		return false, err
 	}
 	if err := r.saveBundle(join.EncodeBundle(bundle)); err != nil {
 		return false, err
