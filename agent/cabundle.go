@@ -48,10 +48,7 @@ func (r *renewal) bundleOnce(ctx context.Context) (bool, error) {
 	held := r.roots.CAs()
 	bundle, err := join.FetchBundle(ctx, r.http, creds.ServerURL, held)
 	if err != nil {
-		if ctx.Err() != nil {
-			return false, nil
-		}
-		return false, err
+		return false, ctxOr(ctx, err)
 	}
 	cert, err := creds.Certificate()
 	if err != nil {
@@ -95,6 +92,14 @@ func (r *renewal) saveBundle(pem []byte) error {
 	r.cur = &next
 	r.mu.Unlock()
 	return nil
+}
+
+// ctxOr is err, or nil once ctx has ended (the agent is stopping).
+func ctxOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func subjects(cas []*x509.Certificate) []string {

@@ -91,14 +91,18 @@ func printBundleReport(cmd *cobra.Command, tlsDir string) error {
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "\nNODE\tCA BUNDLE (%d CAs)\n", len(cas))
 	for _, n := range nodes {
-		state := "holds it"
-		switch h := rep.Nodes[n]; {
-		case h == "":
-			state = "not reported"
-		case h != want:
-			state = "holds another (old) bundle"
-		}
-		fmt.Fprintf(w, "%s\t%s\n", n, state)
+		fmt.Fprintf(w, "%s\t%s\n", n, bundleState(rep.Nodes[n], want))
 	}
 	return w.Flush()
+}
+
+// bundleState says whether a node reporting held holds the bundle want.
+func bundleState(held, want string) string {
+	switch held {
+	case "":
+		return "not reported"
+	case want:
+		return "holds it"
+	}
+	return "holds another (old) bundle"
 }

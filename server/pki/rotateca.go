@@ -55,18 +55,9 @@ func FinishRotateCA(dir string, now time.Time) (string, error) {
 	if err := os.MkdirAll(backup, 0o700); err != nil {
 		return "", fmt.Errorf("finish CA rotation: %w", err)
 	}
-	var steps [][2]string
-	if has("ca") {
-		if has(PreviousCA) {
-			steps = append(steps, [2]string{filepath.Join(dir, PreviousCA), filepath.Join(backup, PreviousCA)})
-		}
-		steps = append(steps, [2]string{filepath.Join(dir, "ca"), filepath.Join(dir, PreviousCA)})
-	} else if !has(PreviousCA) {
-		return "", fmt.Errorf("finish CA rotation: neither ca.crt nor %s.crt in %s", PreviousCA, dir)
-	}
-	steps = append(steps, [2]string{filepath.Join(dir, NextCA), filepath.Join(dir, "ca")})
-	for _, s := range Services {
-		steps = append(steps, [2]string{filepath.Join(dir, s), filepath.Join(backup, s)})
+	steps, err := finishSteps(dir, backup, has)
+	if err != nil {
+		return "", err
 	}
 	for _, s := range steps {
 		if err := movePair(s[0], s[1]); err != nil {
@@ -74,6 +65,26 @@ func FinishRotateCA(dir string, now time.Time) (string, error) {
 		}
 	}
 	return backup, auth.SyncDir(dir)
+}
+
+// finishSteps are the renames (from, to; without .crt/.key) that finish a
+// rotation from where the files are: a first run moves ca away, a run
+// after one cut short finds it gone already.
+func finishSteps(dir, backup string, has func(string) bool) ([][2]string, error) {
+	var steps [][2]string
+	if has("ca") {
+		if has(PreviousCA) {
+			steps = append(steps, [2]string{filepath.Join(dir, PreviousCA), filepath.Join(backup, PreviousCA)})
+		}
+		steps = append(steps, [2]string{filepath.Join(dir, "ca"), filepath.Join(dir, PreviousCA)})
+	} else if !has(PreviousCA) {
+		return nil, fmt.Errorf("finish CA rotation: neither ca.crt nor %s.crt in %s", PreviousCA, dir)
+	}
+	steps = append(steps, [2]string{filepath.Join(dir, NextCA), filepath.Join(dir, "ca")})
+	for _, s := range Services {
+		steps = append(steps, [2]string{filepath.Join(dir, s), filepath.Join(backup, s)})
+	}
+	return steps, nil
 }
 
 // movePair renames from.key and from.crt to to.key and to.crt; missing
