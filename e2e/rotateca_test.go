@@ -20,8 +20,8 @@ import (
 // second here), and the server records that; --finish then succeeds, and
 // after a restart the agent reconnects to a server whose certificate comes
 // from the new CA, renews its own certificate under the new CA without
-// joining again, kubectl works with the rewritten admin kubeconfig, and
-// the pod was never restarted.
+// joining again, kubectl works with the rewritten admin kubeconfig and
+// with a copy taken during step 1, and the pod was never restarted.
 func TestRotateCA(t *testing.T) {
 	const node, ns = "rotate-ca-e2e", "bramble-e2e-rotate-ca"
 	d := cluster.PrivateContainerd(t)
@@ -56,6 +56,13 @@ func TestRotateCA(t *testing.T) {
 		return strings.Count(a.Output(), "MQTT connected and subscribed") > connects
 	}, "the agent's MQTT reconnect under the old CA")
 
+	// A copy of the admin kubeconfig made now (both CAs, the admin
+	// certificate of the old one) must keep working after --finish.
+	copied := filepath.Join(t.TempDir(), "copied.yaml")
+	if raw, err := os.ReadFile(s.Kubeconfig); err != nil || os.WriteFile(copied, raw, 0o600) != nil {
+		t.Fatalf("copy the admin kubeconfig: %v", err)
+	}
+
 	// Step 2: the new CA becomes current.
 	s.Stop()
 	bramble(t, "certificate", "rotate-ca", "--finish", "--data-dir", s.DataDir)
@@ -83,6 +90,10 @@ func TestRotateCA(t *testing.T) {
 	// server -> MQTT rpc -> agent, so the node's session works too.
 	if out := s.MustKubectl("logs", "hello"); strings.TrimSpace(out) != "hello-from-bramble" {
 		t.Errorf("kubectl logs hello after the rotation: got %q", out)
+	}
+	if out, stderr, err := s.KubectlWith(cluster.KubectlPath, copied, "", "get", "node", node, "-o", "name"); err != nil ||
+		strings.TrimSpace(out) != "node/"+node {
+		t.Errorf("kubectl with the kubeconfig copied during step 1: %q, %v: %s", out, err, stderr)
 	}
 	if got := cluster.TaskPID(t, d, ns, "main"); got != pid {
 		t.Errorf("the pod's task changed from pid %d to %d: the rotation restarted it", pid, got)
