@@ -52,7 +52,25 @@ func BundleHandler(cfg BundleConfig) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &bundler{cfg: cfg, held: map[string]string{}}, nil
+	return &bundler{cfg: cfg, held: earlierReports(cfg)}, nil
+}
+
+// earlierReports are the reports of the file when they are about the
+// bundle handed out now (a restart in the middle of a rollout forgets
+// nothing); otherwise none.
+func earlierReports(cfg BundleConfig) map[string]string {
+	held := map[string]string{}
+	rep, err := ReadBundleReport(cfg.ReportFile)
+	cas, cerr := nodejoin.ParseBundle(cfg.CA.BundlePEM())
+	if err != nil || cerr != nil || rep.Bundle != nodejoin.BundleHash(cas) {
+		return held
+	}
+	for n, h := range rep.Nodes {
+		if h != "" {
+			held[n] = h
+		}
+	}
+	return held
 }
 
 type bundler struct {
