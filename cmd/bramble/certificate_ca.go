@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"text/tabwriter"
@@ -47,6 +48,13 @@ func newRotateCACommand(dataDir *string) *cobra.Command {
 }
 
 func finishRotateCA(cmd *cobra.Command, dir string, force bool) error {
+	if _, err := os.Stat(filepath.Join(dir, pki.NextCA+".crt")); err != nil {
+		return fmt.Errorf("no CA rotation under way in %s (no %s.crt): run rotate-ca first", dir, pki.NextCA)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ca.crt")); err != nil {
+		// A finish cut short after ca.crt moved: the check passed then.
+		return finishRenames(cmd, dir)
+	}
 	bundle, err := pki.DiskBundlePEM(dir)
 	if err != nil {
 		return err
@@ -57,6 +65,10 @@ func finishRotateCA(cmd *cobra.Command, dir string, force bool) error {
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "finishing anyway (--force): %v\n", err)
 	}
+	return finishRenames(cmd, dir)
+}
+
+func finishRenames(cmd *cobra.Command, dir string) error {
 	backup, err := pki.FinishRotateCA(dir, time.Now())
 	if err != nil {
 		return err
