@@ -85,9 +85,9 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cl.Close()
 	a.status.setPublisher(cl)
 	ren.onNew = cl.CertificateRenewed
+	a.goRun(func() { ren.watchBundle(ctx, cfg.CABundleInterval) })
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
-	a.goRun(func() { ren.watchBundle(ctx, cfg.CABundleInterval) })
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()

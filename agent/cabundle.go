@@ -18,13 +18,16 @@ import (
 const DefaultCABundleInterval = 5 * time.Minute
 
 // watchBundle asks the server for its CA bundle at start and every
-// interval until ctx ends (docs/CERTIFICATES.md, rotate-ca). A bundle that
+// interval (0: DefaultCABundleInterval) until ctx ends (docs/CERTIFICATES.md, rotate-ca). A bundle that
 // differs from ca.crt and holds the CA that signed the node's certificate
 // is saved and trusted from the next handshake of every client on; the
 // agent then asks again at once, which tells the server it holds it. A
 // certificate not signed by the bundle's first CA (the one the server
 // signs with) is renewed at once.
 func (r *renewal) watchBundle(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultCABundleInterval
+	}
 	for {
 		wait := interval
 		changed, err := r.bundleOnce(ctx)

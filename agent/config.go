@@ -46,7 +46,7 @@ type Config struct {
 	ContainerdNamespace string
 	RuntimeEndpoint     string
 	HeartbeatInterval   time.Duration
-	// CABundleInterval is how often the CA bundle is fetched (default
+	// CABundleInterval is how often the CA bundle is fetched (0:
 	// DefaultCABundleInterval; shorter for tests of rotate-ca).
 	CABundleInterval time.Duration
 	// ImagePoll is how often the images folder and the static pod
@@ -83,9 +83,6 @@ func (c *Config) setDefaults() error {
 	}
 	if c.HeartbeatInterval < time.Second {
 		return fmt.Errorf("--heartbeat-interval: got %s, want at least 1s", c.HeartbeatInterval)
-	}
-	if c.CABundleInterval <= 0 {
-		c.CABundleInterval = DefaultCABundleInterval
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second
