@@ -80,7 +80,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Applier: a.applier,
+	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Roots: ren.roots, Applier: a.applier,
 		Rev: a.store.Rev(), Logger: cfg.Logger,
 		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
 	if err != nil {
@@ -90,6 +90,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.status.setPublisher(cl)
 	a.goRun(func() { a.events.Run(ctx, cl) })
 	ren.onNew = cl.CertificateRenewed
+	a.goRun(func() { ren.watchBundle(ctx, cfg.CABundleInterval) })
 	a.goRun(func() { clock.run(ctx) })
 	a.goRun(func() { ren.run(ctx) })
 	ready := &readyWatch{rec: a.events, node: a.node.NodeName}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,33 +56,25 @@ type clockWatch struct {
 	bad       bool
 }
 
-func newClockWatch(creds *join.Credentials, cert func() (*x509.Certificate, error), log *slog.Logger) (*clockWatch, error) {
-	tc, err := creds.TLSConfig()
-	if err != nil {
-		return nil, err
+// newClockWatch makes the watch; its client verifies the server against
+// roots (nil: the CAs of creds).
+func newClockWatch(creds *join.Credentials, roots *join.Roots, cert func() (*x509.Certificate, error), log *slog.Logger) (*clockWatch, error) {
+	if roots == nil {
+		var err error
+		if roots, err = join.NewRoots(creds.CACertPEM); err != nil {
+			return nil, err
+		}
 	}
+	u, err := url.Parse(creds.ServerURL)
+	if err != nil {
+		return nil, fmt.Errorf("server URL %q: %w", creds.ServerURL, err)
+	}
+	// The chain and name are checked as of the server certificate's own
+	// start, so a clock far off still learns the server's Date from the
+	// genuine server.
+	tc := roots.UseTimeless(&tls.Config{MinVersion: tls.VersionTLS12}, u.Hostname())
 	return &clockWatch{serverURL: strings.TrimRight(creds.ServerURL, "/"), cert: cert, log: log, now: time.Now,
-		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: timelessTLS(tc.RootCAs)}}}, nil
-}
-
-// timelessTLS checks the server's certificate chain and name against roots
-// as of the certificate's own start, so a clock far off still learns the
-// server's Date from the genuine server.
-func timelessTLS(roots *x509.CertPool) *tls.Config {
-	return &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true,
-		VerifyConnection: func(cs tls.ConnectionState) error {
-			if len(cs.PeerCertificates) == 0 {
-				return errors.New("server sent no certificate")
-			}
-			leaf := cs.PeerCertificates[0]
-			inter := x509.NewCertPool()
-			for _, c := range cs.PeerCertificates[1:] {
-				inter.AddCert(c)
-			}
-			_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, DNSName: cs.ServerName,
-				CurrentTime: leaf.NotBefore.Add(time.Second)})
-			return err
-		}}
+		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}}, nil
 }
 
 // Now is the server's time as best known: the local clock plus the offset

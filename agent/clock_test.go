@@ -72,7 +72,7 @@ func clockEnv(t *testing.T) (*join.Credentials, *x509.Certificate) {
 func TestClockWatchSaysWhatIsWrong(t *testing.T) {
 	creds, cert := clockEnv(t)
 	var logs bytes.Buffer
-	w, err := newClockWatch(creds, func() (*x509.Certificate, error) { return cert, nil }, slog.New(slog.NewTextHandler(&logs, nil)))
+	w, err := newClockWatch(creds, nil, func() (*x509.Certificate, error) { return cert, nil }, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,9 @@ type Config struct {
 	ContainerdNamespace string
 	RuntimeEndpoint     string
 	HeartbeatInterval   time.Duration
+	// CABundleInterval is how often the CA bundle is fetched (0:
+	// DefaultCABundleInterval; shorter for tests of rotate-ca).
+	CABundleInterval time.Duration
 	// ImagePoll is how often the images folder and the static pod
 	// manifests are looked at (default 3s).
 	ImagePoll time.Duration

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -20,13 +21,16 @@ import (
 type renewal struct {
 	dir   string
 	src   *join.CertSource
+	roots *join.Roots // the CAs trusted for the server (ca.crt), swapped by the bundle fetch
 	http  *http.Client
 	log   *slog.Logger
 	now   func() time.Time // the server's time as best known
 	onNew func()           // after a swap: let clients drop old connections
 
-	mu  sync.Mutex
-	cur *join.Credentials
+	kick   chan struct{} // renew now (the certificate's CA is no longer the signing one)
+	saveMu sync.Mutex    // one writer of the credential files at a time
+	mu     sync.Mutex
+	cur    *join.Credentials
 }
 
 func newRenewal(dir string, creds *join.Credentials, log *slog.Logger, now func() time.Time) (*renewal, error) {
@@ -34,10 +38,18 @@ func newRenewal(dir string, creds *join.Credentials, log *slog.Logger, now func(
 	if err != nil {
 		return nil, err
 	}
+	roots, err := join.NewRoots(creds.CACertPEM)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(creds.ServerURL)
+	if err != nil {
+		return nil, fmt.Errorf("server URL %q: %w", creds.ServerURL, err)
+	}
 	src := join.NewCertSource(tc.Certificates[0])
-	tr := &http.Transport{TLSClientConfig: src.UseCurrent(tc), ForceAttemptHTTP2: true}
-	return &renewal{dir: dir, src: src, http: &http.Client{Transport: tr, Timeout: time.Minute},
-		log: log, now: now, cur: creds}, nil
+	tr := &http.Transport{TLSClientConfig: roots.Use(src.UseCurrent(tc), u.Hostname()), ForceAttemptHTTP2: true}
+	return &renewal{dir: dir, src: src, roots: roots, http: &http.Client{Transport: tr, Timeout: time.Minute},
+		log: log, now: now, cur: creds, kick: make(chan struct{}, 1)}, nil
 }
 
 // certUpkeep makes the node certificate's renewal and the clock watch; the
@@ -49,7 +61,7 @@ func certUpkeep(cfg *Config, creds *join.Credentials) (*renewal, *clockWatch, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("node certificate: %w", err)
 	}
-	clock, err = newClockWatch(creds, func() (*x509.Certificate, error) { return ren.creds().Certificate() }, log)
+	clock, err = newClockWatch(creds, ren.roots, func() (*x509.Certificate, error) { return ren.creds().Certificate() }, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("node certificate: %w", err)
 	}
@@ -76,6 +88,9 @@ func (r *renewal) run(ctx context.Context) {
 		}
 		life := cert.NotAfter.Sub(cert.NotBefore)
 		wait := join.RenewAt(cert.NotBefore, cert.NotAfter).Sub(r.now())
+		if r.kicked() {
+			wait = 0
+		}
 		if wait <= 0 {
 			if err := r.renewOnce(ctx); err != nil {
 				retry = min(max(2*retry, time.Second), max(life/30, time.Second), 5*time.Minute)
@@ -90,12 +105,33 @@ func (r *renewal) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
+		case <-r.kick:
+			r.kick <- struct{}{} // seen by kicked at the top of the loop
 		}
+	}
+}
+
+// renewSoon makes run renew now, whatever the certificate's age.
+func (r *renewal) renewSoon() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (r *renewal) kicked() bool {
+	select {
+	case <-r.kick:
+		return true
+	default:
+		return false
 	}
 }
 
 // renewOnce gets, saves and swaps in a new certificate.
 func (r *renewal) renewOnce(ctx context.Context) error {
+	r.saveMu.Lock()
+	defer r.saveMu.Unlock()
 	release := r.src.Hold()
 	defer release()
 	next, err := join.Renew(ctx, r.creds(), r.http)
@@ -111,6 +147,9 @@ func (r *renewal) renewOnce(ctx context.Context) error {
 	}
 	r.src.Set(pair)
 	release()
+	if err := r.roots.Set(next.CACertPEM); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	r.cur = next
 	r.mu.Unlock()

@@ -81,7 +81,7 @@ func Join(ctx context.Context, cfg JoinConfig) (*Credentials, error) {
 	if err != nil {
 		return nil, err
 	}
-	creds, err := credentialsFrom(resp, ca, base, cfg.NodeName, key)
+	creds, err := credentialsFrom(resp, []*x509.Certificate{ca}, base, cfg.NodeName, key)
 	if err != nil {
 		return nil, err
 	}

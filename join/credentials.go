@@ -27,7 +27,7 @@ const (
 type Credentials struct {
 	ServerURL     string
 	NodeName      string
-	CACertPEM     []byte
+	CACertPEM     []byte // the cluster CA, or the bundle of a CA rotation
 	CertPEM       []byte
 	KeyPEM        []byte
 	MQTTAddresses []string
@@ -121,22 +121,25 @@ func LoadCredentials(dir string) (*Credentials, error) {
 }
 
 // TLSConfig returns a client TLS configuration for mutual TLS with the API
-// server and the MQTT broker: the node certificate, and the cluster CA as
-// the only trusted root. It fails when the parts do not fit together.
+// server and the MQTT broker: the node certificate, and the CAs of
+// CACertPEM (the cluster CA, or the bundle of a CA rotation) as the only
+// trusted roots (a Roots holder replaces them when they can change). It fails when the parts do not fit together.
 func (c *Credentials) TLSConfig() (*tls.Config, error) {
 	pair, err := tls.X509KeyPair(c.CertPEM, c.KeyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("node certificate and key: %w", err)
 	}
-	ca, err := parseCAPEM(c.CACertPEM)
+	cas, err := ParseBundle(c.CACertPEM)
 	if err != nil {
 		return nil, fmt.Errorf("CA certificate: %w", err)
 	}
-	if err := checkNodeCert(pair.Leaf, ca, c.NodeName, pair.Leaf.PublicKey); err != nil {
+	if err := checkNodeCert(pair.Leaf, cas, c.NodeName, pair.Leaf.PublicKey); err != nil {
 		return nil, fmt.Errorf("node certificate: %w", err)
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(ca)
+	for _, ca := range cas {
+		roots.AddCert(ca)
+	}
 	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots, Certificates: []tls.Certificate{pair}}, nil
 }
 

@@ -87,7 +87,7 @@ func TestCredentialsFromChecksTheAnswer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			creds, err := credentialsFrom(&tc.resp, ca.cert, base, "pi-1", key)
+			creds, err := credentialsFrom(&tc.resp, []*x509.Certificate{ca.cert}, base, "pi-1", key)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)

@@ -136,11 +136,11 @@ func Renew(ctx context.Context, c *Credentials, client *http.Client) (*Credentia
 	if err != nil {
 		return nil, err
 	}
-	ca, err := parseCAPEM(c.CACertPEM)
+	trusted, err := ParseBundle(c.CACertPEM)
 	if err != nil {
 		return nil, fmt.Errorf("renew: CA certificate: %w", err)
 	}
-	next, err := credentialsFrom(resp, ca, base, c.NodeName, key)
+	next, err := credentialsFrom(resp, trusted, base, c.NodeName, key)
 	if err != nil {
 		return nil, err
 	}

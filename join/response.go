@@ -1,7 +1,6 @@
 package join
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/x509"
 	"encoding/json"
@@ -69,21 +68,23 @@ func checkMQTTAddress(a string) error {
 }
 
 // credentialsFrom checks the answer against what was asked and builds the
-// credentials: the CA must be the one the token names, the certificate must
-// be signed by it, name this node and hold this key.
-func credentialsFrom(r *Response, ca *x509.Certificate, base *url.URL, node string, key crypto.Signer) (*Credentials, error) {
-	answeredCA, err := parseCAPEM([]byte(r.CA))
+// credentials: the CA bundle answered must hold one of anchors (the CA the
+// token names, or for a renewal one the node trusts now), the certificate
+// must be signed by a CA of the bundle, name this node and hold this key.
+// The credentials keep the whole bundle as their CA.
+func credentialsFrom(r *Response, anchors []*x509.Certificate, base *url.URL, node string, key crypto.Signer) (*Credentials, error) {
+	bundle, err := ParseBundle([]byte(r.CA))
 	if err != nil {
 		return nil, joinError(ErrRejected, "join answer: ca: %v", err)
 	}
-	if !bytes.Equal(answeredCA.Raw, ca.Raw) {
-		return nil, joinError(ErrRejected, "join answer: ca: not the CA certificate the token names")
+	if !slices.ContainsFunc(anchors, func(a *x509.Certificate) bool { return containsCA(bundle, a) }) {
+		return nil, joinError(ErrRejected, "join answer: ca: not the CA certificate the token names (nor one this node trusts)")
 	}
 	cert, err := parseLeaf([]byte(r.Certificate))
 	if err != nil {
 		return nil, joinError(ErrRejected, "join answer: certificate: %v", err)
 	}
-	if err := checkNodeCert(cert, ca, node, key.Public()); err != nil {
+	if err := checkNodeCert(cert, bundle, node, key.Public()); err != nil {
 		return nil, joinError(ErrRejected, "join answer: certificate: %v", err)
 	}
 	keyPEM, err := encodeKey(key)
@@ -93,7 +94,7 @@ func credentialsFrom(r *Response, ca *x509.Certificate, base *url.URL, node stri
 	return &Credentials{
 		ServerURL:     base.String(),
 		NodeName:      node,
-		CACertPEM:     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}),
+		CACertPEM:     EncodeBundle(bundle),
 		CertPEM:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}),
 		KeyPEM:        keyPEM,
 		MQTTAddresses: r.MQTTAddresses,
@@ -109,10 +110,10 @@ func parseLeaf(data []byte) (*x509.Certificate, error) {
 }
 
 // checkNodeCert checks that cert is a client certificate for node, holding
-// pub, signed by ca.
-func checkNodeCert(cert, ca *x509.Certificate, node string, pub crypto.PublicKey) error {
-	if err := cert.CheckSignatureFrom(ca); err != nil {
-		return fmt.Errorf("not signed by the cluster CA: %w", err)
+// pub, signed by one of cas.
+func checkNodeCert(cert *x509.Certificate, cas []*x509.Certificate, node string, pub crypto.PublicKey) error {
+	if issuerIn(cas, cert) == nil {
+		return fmt.Errorf("not signed by the cluster CA (nor any CA of the bundle): %w", cert.CheckSignatureFrom(cas[0]))
 	}
 	if want := NodeUserPrefix + node; cert.Subject.CommonName != want {
 		return fmt.Errorf("common name %q, want %q", cert.Subject.CommonName, want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -187,7 +188,13 @@ func (s *Server) joinAndAPI(bg context.Context, cfg Config, certs *join.NodeCert
 	if err != nil {
 		return nil, err
 	}
+	bh, err := join.BundleHandler(join.BundleConfig{CA: s.PKI, Certs: certs, Logger: s.log,
+		ReportFile: filepath.Join(cfg.serverDir(), "tls", join.BundleReportFile)})
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
+	mux.Handle(join.CABundlePath, bh)
 	for _, p := range join.Paths {
 		mux.Handle(p, jh)
 	}

@@ -68,6 +68,8 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", 5*time.Minute, "how often the image filesystem is checked")
 	f.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", agent.DefaultHeartbeatInterval, "how often node status is sent")
 	addNodeNetworkFlags(f, cfg)
+	f.DurationVar(&cfg.CABundleInterval, "ca-bundle-interval", agent.DefaultCABundleInterval, "how often the CA bundle is fetched from the server; for tests of rotate-ca")
+	_ = f.MarkHidden("ca-bundle-interval")
 }
 
 // applyAgentEnv sets --server and --token from BRAMBLE_URL and

@@ -14,7 +14,7 @@ import (
 )
 
 func newCertificateCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "certificate", Short: "Check and rotate the server's certificates"}
+	cmd := &cobra.Command{Use: "certificate", Short: "Check and rotate the server's certificates and the cluster CA"}
 	var dataDir string
 	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", server.DefaultDataDir, "the server's data dir")
 	var services []string
@@ -38,13 +38,14 @@ func newCertificateCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return printCertificates(cmd, dataDir) },
 	}
-	cmd.AddCommand(rotate, check)
+	cmd.AddCommand(rotate, check, newRotateCACommand(&dataDir))
 	return cmd
 }
 
 func printCertificates(cmd *cobra.Command, dataDir string) error {
 	tlsDir := filepath.Join(dataDir, "server", "tls")
-	infos := pki.Inspect([]string{filepath.Join(tlsDir, "ca.crt"), filepath.Join(tlsDir, "serving.crt"),
+	infos := pki.Inspect([]string{filepath.Join(tlsDir, "ca.crt"), filepath.Join(tlsDir, pki.NextCA+".crt"),
+		filepath.Join(tlsDir, pki.PreviousCA+".crt"), filepath.Join(tlsDir, "serving.crt"),
 		filepath.Join(tlsDir, "client-admin.crt"), filepath.Join(dataDir, "agent", join.CertFile)})
 	if len(infos) == 0 {
 		return fmt.Errorf("no certificates under %s (wrong --data-dir?)", dataDir)
@@ -59,5 +60,8 @@ func printCertificates(cmd *cobra.Command, dataDir string) error {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%d\n", c.File, c.Subject, c.NotAfter.UTC().Format(time.RFC3339), int(c.NotAfter.Sub(now).Hours()/24))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return printBundleReport(cmd, tlsDir)
 }

@@ -59,6 +59,10 @@ type Config struct {
 	// node certificate from, so a renewed one is used from the next
 	// connection on; nil presents Credentials' certificate.
 	Certs *join.CertSource
+	// Roots, when set, is what every handshake verifies the server
+	// against, so a new CA bundle is trusted from the next connection on;
+	// nil trusts the CAs of Credentials.
+	Roots *join.Roots
 	// Brokers defaults to Credentials.MQTTAddresses (mqtts://host:port).
 	Brokers []string
 	// APIServer defaults to Credentials.ServerURL.
@@ -119,8 +123,12 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Certs != nil {
 		tlsCfg = cfg.Certs.Use(tlsCfg)
 	}
+	restTLS, err := cfg.restTLS(tlsCfg)
+	if err != nil {
+		return nil, err
+	}
 	c := &Client{cfg: cfg, node: cfg.Credentials.NodeName, log: cfg.Logger.With("node", cfg.Credentials.NodeName),
-		http: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg.Clone(), ForceAttemptHTTP2: true}, Timeout: time.Minute},
+		http: &http.Client{Transport: &http.Transport{TLSClientConfig: restTLS, ForceAttemptHTTP2: true}, Timeout: time.Minute},
 		q:    newQueue()}
 	c.stream = newStream(c)
 	c.mqtt = paho.NewClient(c.options(tlsCfg))

@@ -31,6 +31,7 @@ func (c *Client) options(tlsCfg *tls.Config) *paho.ClientOptions {
 	o.SetMaxReconnectInterval(c.cfg.MaxReconnectInterval).SetKeepAlive(c.cfg.KeepAlive)
 	o.SetPingTimeout(min(c.cfg.KeepAlive, 10*time.Second)).SetConnectTimeout(10 * time.Second)
 	o.SetWill(mqtt.PresenceTopic(c.node), presenceOffline, 1, true)
+	c.verifyBrokerWithRoots(o)
 	o.SetDefaultPublishHandler(c.onMessage)
 	o.SetOnConnectHandler(c.onConnect)
 	o.SetConnectionLostHandler(func(_ paho.Client, err error) {

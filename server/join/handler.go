@@ -18,9 +18,13 @@ type TokenVerifier interface {
 	Check(ctx context.Context, id, secret string) (*TokenInfo, error)
 }
 
-// CertSigner is the cluster CA as the join endpoint uses it (*pki.PKI).
+// CertSigner is the cluster CA as the join endpoint uses it (*pki.PKI):
+// /cacerts answers CACertPEM (the CA the tokens name), join and renewal
+// answers carry BundlePEM (every CA nodes should trust; the same during a
+// CA rotation's first step plus the next CA).
 type CertSigner interface {
 	CACertPEM() []byte
+	BundlePEM() []byte
 	SignClientCert(csr *x509.CertificateRequest, name string, groups []string, ttl time.Duration) ([]byte, error)
 }
 

@@ -142,7 +142,7 @@ func (h *renewer) renew(r *http.Request, node string, from *big.Int, csr *x509.C
 	if addrs == nil {
 		addrs = []string{}
 	}
-	return &nodejoin.Response{Certificate: string(certPEM), CA: string(h.cfg.CA.CACertPEM()), MQTTAddresses: addrs}, nil
+	return &nodejoin.Response{Certificate: string(certPEM), CA: string(h.cfg.CA.BundlePEM()), MQTTAddresses: addrs}, nil
 }
 
 func (h *renewer) fail(w http.ResponseWriter, r *http.Request, code int, msg string) {

@@ -104,7 +104,7 @@ func (h *handler) join(r *http.Request, body []byte) (*nodejoin.Response, error)
 	if addrs == nil {
 		addrs = []string{}
 	}
-	return &nodejoin.Response{Certificate: string(certPEM), CA: string(h.cfg.CA.CACertPEM()), MQTTAddresses: addrs}, nil
+	return &nodejoin.Response{Certificate: string(certPEM), CA: string(h.cfg.CA.BundlePEM()), MQTTAddresses: addrs}, nil
 }
 
 // isTokenFailure reports whether err is a refused token or node password,

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // loadOrCreateCA reads ca.crt and ca.key. Without ca.crt it makes a new CA
@@ -62,15 +63,32 @@ func (p *PKI) useCA(certPEM, keyPEM []byte) error {
 }
 
 func (p *PKI) createCA() error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate CA key: %w", err)
+	if err := p.refuseHalfRotated(); err != nil {
+		return err
 	}
-	serial, err := newSerial()
+	kp, err := newCA(p.cfg.Now())
 	if err != nil {
 		return err
 	}
-	now := p.cfg.Now()
+	if err := p.writePair("ca", kp); err != nil {
+		return err
+	}
+	p.cfg.Logger.Info("created cluster CA", "dir", p.dir)
+	return p.useCA(kp.certPEM, kp.keyPEM)
+}
+
+// newCA makes a CA key and its self-signed certificate, valid for ten
+// years. Its path length is 1, so a later CA can be cross-signed by it
+// (CAs of clusters made before had path length 0).
+func newCA(now time.Time) (keyPair, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return keyPair{}, fmt.Errorf("generate CA key: %w", err)
+	}
+	serial, err := newSerial()
+	if err != nil {
+		return keyPair{}, err
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: fmt.Sprintf("bramble-ca@%d", now.Unix())},
@@ -79,20 +97,15 @@ func (p *PKI) createCA() error {
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		MaxPathLenZero:        true,
+		MaxPathLen:            1,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return fmt.Errorf("create CA certificate: %w", err)
+		return keyPair{}, fmt.Errorf("create CA certificate: %w", err)
 	}
 	keyPEM, err := encodeKey(key)
 	if err != nil {
-		return err
+		return keyPair{}, err
 	}
-	kp := keyPair{certPEM: encodeCert(der), keyPEM: keyPEM}
-	if err := p.writePair("ca", kp); err != nil {
-		return err
-	}
-	p.cfg.Logger.Info("created cluster CA", "subject", tmpl.Subject.CommonName, "dir", p.dir)
-	return p.useCA(kp.certPEM, kp.keyPEM)
+	return keyPair{certPEM: encodeCert(der), keyPEM: keyPEM}, nil
 }

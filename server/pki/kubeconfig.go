@@ -10,8 +10,10 @@ import (
 
 // WriteKubeconfig writes the admin kubeconfig to path with mode (from
 // --write-kubeconfig-mode; 0 means 0600), creating parent directories: the
-// server at serverURL, the CA and the admin client certificate and key, all
-// embedded, under cluster, context and user "default".
+// server at serverURL, the CA (the bundle during and after a CA rotation,
+// so a copy made during one still trusts the server after --finish) and
+// the admin client certificate and key, all embedded, under cluster,
+// context and user "default".
 func (p *PKI) WriteKubeconfig(path string, mode os.FileMode, serverURL string) error {
 	if u, err := url.Parse(serverURL); err != nil || u.Scheme != "https" || u.Host == "" {
 		return fmt.Errorf("write kubeconfig %s: server URL %q: want https://host:port", path, serverURL)
@@ -19,7 +21,7 @@ func (p *PKI) WriteKubeconfig(path string, mode os.FileMode, serverURL string) e
 	if mode == 0 {
 		mode = 0o600
 	}
-	kc := auth.NewKubeconfig(serverURL, p.caPEM, p.admin.certPEM, p.admin.keyPEM, "")
+	kc := auth.NewKubeconfig(serverURL, p.BundlePEM(), p.admin.certPEM, p.admin.keyPEM, "")
 	if err := kc.WriteFile(path, mode); err != nil {
 		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}

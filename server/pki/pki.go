@@ -6,9 +6,10 @@
 //
 // Files in the directory given to Load (<data-dir>/server/tls):
 //
-//	ca.crt, ca.key                  cluster CA (10 years); made once, never replaced
+//	ca.crt, ca.key                  cluster CA (10 years); replaced only by rotate-ca --finish
 //	serving.crt, serving.key        API serving certificate (1 year)
 //	client-admin.crt, client-admin.key  CN=admin, O=system:masters (1 year)
+//	ca-next.crt, ca-previous.crt    the CAs of a rotation (bundle.go, rotateca.go)
 //
 // Keys are written 0600, certificates 0644, the directory 0700.
 package pki
@@ -68,15 +69,18 @@ const (
 
 // PKI is the cluster CA and the server's certificates, loaded or made.
 type PKI struct {
-	dir     string
-	cfg     Config
-	caCert  *x509.Certificate
-	caKey   *ecdsa.PrivateKey
-	caPEM   []byte
-	caPool  *x509.CertPool
-	serving tls.Certificate
-	admin   keyPair
-	wrote   bool // a file was written: sync the directory
+	dir    string
+	cfg    Config
+	caCert *x509.Certificate
+	caKey  *ecdsa.PrivateKey
+	caPEM  []byte
+	caPool *x509.CertPool // ca, ca-next and ca-previous: verifies client certificates
+	// next and previous are the CAs of a rotation (bundle.go); nil when
+	// there is none.
+	next, previous *x509.Certificate
+	serving        tls.Certificate
+	admin          keyPair
+	wrote          bool // a file was written: sync the directory
 }
 
 // keyPair is a certificate and its key, PEM encoded.
@@ -101,6 +105,9 @@ func Load(dir string, cfg Config) (*PKI, error) {
 	if err := p.loadOrCreateCA(); err != nil {
 		return nil, err
 	}
+	if err := p.loadOtherCAs(); err != nil {
+		return nil, err
+	}
 	if err := p.ensureServing(sans); err != nil {
 		return nil, err
 	}
@@ -118,8 +125,9 @@ func Load(dir string, cfg Config) (*PKI, error) {
 // CACertPEM returns the CA certificate, PEM encoded.
 func (p *PKI) CACertPEM() []byte { return append([]byte(nil), p.caPEM...) }
 
-// CAPool returns a pool holding only the cluster CA (a copy; callers may
-// add to it).
+// CAPool returns the pool that verifies client certificates: the cluster
+// CA and, during and after a rotation, ca-next and ca-previous (a copy;
+// callers may add to it).
 func (p *PKI) CAPool() *x509.CertPool { return p.caPool.Clone() }
 
 // CAHash is the sha256 of the CA certificate's DER in lowercase hex: the
