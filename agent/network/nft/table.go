@@ -86,6 +86,13 @@ func (o Owner) names(chains []Chain) (map[string]bool, error) {
 // chain of owner that is not in chains is deleted (after the others are
 // refilled, so jumps to it are gone first). Every chain must be owner's.
 func (c *Conn) Replace(owner Owner, chains []Chain) error {
+	return c.ReplaceWithSets(owner, chains, nil)
+}
+
+// ReplaceWithSets is Replace for an owner that also keeps named sets
+// (sets.go): the sets are ensured before the chains' rules that use them,
+// and the owner's sets no longer wanted are deleted after the chains.
+func (c *Conn) ReplaceWithSets(owner Owner, chains []Chain, sets []Set) error {
 	want, err := owner.names(chains)
 	if err != nil {
 		return err
@@ -94,7 +101,14 @@ func (c *Conn) Replace(owner Owner, chains []Chain) error {
 	if err != nil {
 		return err
 	}
+	staleSets, err := c.ownedSets(owner)
+	if err != nil {
+		return err
+	}
 	c.c.AddTable(c.table)
+	if err := c.addSets(owner, sets); err != nil {
+		return err
+	}
 	for _, ch := range chains {
 		nc := c.c.AddChain(c.chain(ch))
 		c.c.FlushChain(nc)
@@ -102,17 +116,28 @@ func (c *Conn) Replace(owner Owner, chains []Chain) error {
 			c.c.AddRule(&nftables.Rule{Table: c.table, Chain: nc, Exprs: exprs})
 		}
 	}
-	for _, name := range stale {
-		if !want[name] {
-			ref := &nftables.Chain{Name: name, Table: c.table}
-			c.c.FlushChain(ref)
-			c.c.DelChain(ref)
-		}
-	}
+	c.delChains(stale, want)
+	c.delSets(staleSets, sets)
 	if err := c.c.Flush(); err != nil {
 		return fmt.Errorf("nftables: replace the %q chains of table inet %s: %w", owner, TableName, err)
 	}
 	return nil
+}
+
+// delChains queues the deletion of the stale chains not wanted: all are
+// flushed before any is deleted, since one may still jump to another.
+func (c *Conn) delChains(stale []string, want map[string]bool) {
+	var refs []*nftables.Chain
+	for _, name := range stale {
+		if !want[name] {
+			ref := &nftables.Chain{Name: name, Table: c.table}
+			c.c.FlushChain(ref)
+			refs = append(refs, ref)
+		}
+	}
+	for _, ref := range refs {
+		c.c.DelChain(ref)
+	}
 }
 
 func (c *Conn) chain(ch Chain) *nftables.Chain {
