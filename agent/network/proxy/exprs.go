@@ -84,6 +84,16 @@ func inSet(set string) []nft.Expr {
 	}
 }
 
+// inPairSet: ip saddr . ip daddr @set (the two addresses in consecutive
+// 32-bit registers, as nft lays out a concatenation).
+func inPairSet(set string) []nft.Expr {
+	return []nft.Expr{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: srcOffset, Len: 4},
+		&expr.Payload{DestRegister: 9, Base: expr.PayloadBaseNetworkHeader, Offset: dstOffset, Len: 4},
+		&expr.Lookup{SourceRegister: 1, SetName: set},
+	}
+}
+
 func updateSet(set string, timeout time.Duration) []nft.Expr {
 	return []nft.Expr{
 		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: srcOffset, Len: 4},

@@ -1,10 +1,13 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"net"
+	"net/netip"
+	"sort"
 
 	"github.com/google/nftables"
 
@@ -20,6 +23,8 @@ const (
 	PreroutingChain  = "svc-prerouting"
 	OutputChain      = "svc-output"
 	PostroutingChain = "svc-postrouting"
+	// HairpinSet holds `ip . ip` pairs of every endpoint with itself.
+	HairpinSet = "svc-hairpin"
 )
 
 // Rules is a rendered Plan: every chain and set the proxy owns.
@@ -31,9 +36,10 @@ type Rules struct {
 // Render turns a Plan into chains: the base chains jump, per frontend, to
 // a service port's cluster chain ("svc-c-<hash>") or external chain
 // ("svc-x-<hash>"); those pick an endpoint chain ("svc-e-<hash>-<ip>-<port>")
-// at random (or the one the client's affinity set names), which DNATs.
+// at random (or the one the client's affinity set names) and DNATs; only
+// services with affinity have endpoint chains ("svc-e-<hash>-<ip>-<port>").
 func Render(p *Plan) Rules {
-	r := &renderer{plan: p}
+	r := &renderer{plan: p, done: map[string]bool{}, hairpin: map[netip.Addr]bool{}}
 	var front [][]nft.Expr
 	for i := range p.Ports {
 		front = append(front, r.port(&p.Ports[i])...)
@@ -42,8 +48,8 @@ func Render(p *Plan) Rules {
 		baseChain(PreroutingChain, nftables.ChainHookPrerouting, nftables.ChainPriorityNATDest, front),
 		baseChain(OutputChain, nftables.ChainHookOutput, nftables.ChainPriorityNATDest, front),
 		baseChain(PostroutingChain, nftables.ChainHookPostrouting, nftables.ChainPriorityNATSource,
-			[][]nft.Expr{nft.Rule(hasMasqMark(), nft.Masquerade())}))
-	return Rules{Chains: r.chains, Sets: r.sets}
+			[][]nft.Expr{nft.Rule(nft.IPv4(), inPairSet(HairpinSet), nft.Masquerade()), nft.Rule(hasMasqMark(), nft.Masquerade())}))
+	return Rules{Chains: r.chains, Sets: append(r.sets, r.hairpinSet())}
 }
 
 func baseChain(name string, hook *nftables.ChainHook, prio *nftables.ChainPriority, rules [][]nft.Expr) nft.Chain {
@@ -51,10 +57,11 @@ func baseChain(name string, hook *nftables.ChainHook, prio *nftables.ChainPriori
 }
 
 type renderer struct {
-	plan   *Plan
-	chains []nft.Chain
-	sets   []nft.Set
-	done   map[string]bool // endpoint chains already made
+	plan    *Plan
+	chains  []nft.Chain
+	sets    []nft.Set
+	done    map[string]bool // endpoint chains already made
+	hairpin map[netip.Addr]bool
 }
 
 // port renders one service port's chains and returns its frontend jumps.
@@ -102,38 +109,47 @@ func (r *renderer) pick(sp *ServicePort, h string, eps []Endpoint) [][]nft.Expr 
 	var rules [][]nft.Expr
 	if sp.Affinity > 0 {
 		for _, ep := range eps {
-			rules = append(rules, nft.Rule(inSet(r.affinitySet(h, ep)), goTo(r.endpoint(sp, h, ep))))
+			rules = append(rules, nft.Rule(inSet(r.affinitySet(h, ep)), r.endpoint(sp, h, ep)))
 		}
 	}
 	for i, ep := range eps {
 		if i == len(eps)-1 {
-			rules = append(rules, goTo(r.endpoint(sp, h, ep)))
+			rules = append(rules, r.endpoint(sp, h, ep))
 		} else {
-			rules = append(rules, nft.Rule(randomIs(len(eps)-i), goTo(r.endpoint(sp, h, ep))))
+			rules = append(rules, nft.Rule(randomIs(len(eps)-i), r.endpoint(sp, h, ep)))
 		}
 	}
 	return rules
 }
 
-// endpoint makes (once) the chain that DNATs to ep, masquerading a pod
-// that reaches itself through the service (hairpin).
-func (r *renderer) endpoint(sp *ServicePort, h string, ep Endpoint) string {
+// endpoint returns what sends a connection to ep: a DNAT, or with
+// affinity a goto to ep's chain (made once) that also records the client.
+func (r *renderer) endpoint(sp *ServicePort, h string, ep Endpoint) []nft.Expr {
+	r.hairpin[ep.IP] = true
+	if sp.Affinity == 0 {
+		return dnat(ep)
+	}
 	name := fmt.Sprintf("svc-e-%s-%s-%d", h, ep.IP, ep.Port)
-	if r.done == nil {
-		r.done = map[string]bool{}
-	}
-	if r.done[name] {
-		return name
-	}
-	r.done[name] = true
-	rules := [][]nft.Expr{nft.Rule(srcIs(ep.IP, true), setMasqMark())}
-	if sp.Affinity > 0 {
+	if !r.done[name] {
+		r.done[name] = true
 		set := r.affinitySet(h, ep)
 		r.sets = append(r.sets, nft.Set{Name: set, Timeout: sp.Affinity})
-		rules = append(rules, updateSet(set, sp.Affinity))
+		r.chains = append(r.chains, nft.Chain{Name: name, Rules: [][]nft.Expr{nft.Rule(updateSet(set, sp.Affinity), dnat(ep))}})
 	}
-	r.chains = append(r.chains, nft.Chain{Name: name, Rules: append(rules, dnat(ep))})
-	return name
+	return goTo(name)
+}
+
+// hairpinSet is every endpoint address paired with itself: after DNAT, a
+// packet from one of them to itself is a pod reaching itself through a
+// service, masqueraded so its reply comes back through the node.
+func (r *renderer) hairpinSet() nft.Set {
+	s := nft.Set{Name: HairpinSet, Concat: true}
+	for ip := range r.hairpin {
+		a := ip.As4()
+		s.Elements = append(s.Elements, append(a[:], a[:]...))
+	}
+	sort.Slice(s.Elements, func(i, j int) bool { return bytes.Compare(s.Elements[i], s.Elements[j]) < 0 })
+	return s
 }
 
 func (r *renderer) affinitySet(h string, ep Endpoint) string {
