@@ -27,6 +27,9 @@ func Compile(in Input) *Plan {
 		}
 		key := svc.Namespace + "/" + svc.Name
 		for i := range svc.Spec.Ports {
+			if !validPort(svc.Spec.Ports[i].Port) {
+				continue // the API validates ports; a bad one from the wire is skipped
+			}
 			p.Ports = append(p.Ports, compilePort(in, svc, &svc.Spec.Ports[i], slices[key]))
 		}
 	}
@@ -51,7 +54,7 @@ func compilePort(in Input, svc *corev1.Service, sp *corev1.ServicePort, slices [
 	out := ServicePort{ID: fmt.Sprintf("%s/%s:%s", svc.Namespace, svc.Name, name), Protocol: protocol(sp.Protocol)}
 	out.Internal = frontends(svc.Spec.ClusterIPs, sp.Port)
 	out.Internal = append(out.Internal, frontends(svc.Spec.ExternalIPs, sp.Port)...)
-	if sp.NodePort != 0 {
+	if validPort(sp.NodePort) {
 		for _, ip := range in.NodeIPs {
 			out.External = append(out.External, Frontend{IP: ip, Port: uint16(sp.NodePort)})
 		}
@@ -74,6 +77,8 @@ func compilePort(in Input, svc *corev1.Service, sp *corev1.ServicePort, slices [
 	}
 	return out
 }
+
+func validPort(p int32) bool { return p > 0 && p < 65536 }
 
 func affinityTimeout(svc *corev1.Service) time.Duration {
 	c := svc.Spec.SessionAffinityConfig
