@@ -106,18 +106,33 @@ func (c *Conn) ReplaceWithSets(owner Owner, chains []Chain, sets []Set) error {
 		return err
 	}
 	c.c.AddTable(c.table)
-	if err := c.addSets(owner, sets); err != nil {
+	// Sets before the rules that use them; chains before the verdict map
+	// elements that jump to them.
+	refs, err := c.declareSets(owner, sets)
+	if err != nil {
 		return err
 	}
-	for _, ch := range chains {
-		nc := c.c.AddChain(c.chain(ch))
-		c.c.FlushChain(nc)
+	added := make([]*nftables.Chain, len(chains))
+	for i, ch := range chains {
+		added[i] = c.c.AddChain(c.chain(ch))
+		c.c.FlushChain(added[i])
+	}
+	if err := c.fillSets(sets, refs); err != nil {
+		return err
+	}
+	for i, ch := range chains {
 		for _, exprs := range ch.Rules {
-			c.c.AddRule(&nftables.Rule{Table: c.table, Chain: nc, Exprs: exprs})
+			c.c.AddRule(&nftables.Rule{Table: c.table, Chain: added[i], Exprs: exprs})
 		}
 	}
+	gone := c.staleSets(staleSets, sets)
+	for _, s := range gone {
+		c.c.FlushSet(s) // a map's elements may jump to a chain deleted next
+	}
 	c.delChains(stale, want)
-	c.delSets(staleSets, sets)
+	for _, s := range gone {
+		c.c.DelSet(s)
+	}
 	if err := c.c.Flush(); err != nil {
 		return fmt.Errorf("nftables: replace the %q chains of table inet %s: %w", owner, TableName, err)
 	}

@@ -23,17 +23,26 @@ const (
 	portOffset = 2
 )
 
-// matchFrontend: ip daddr IP meta l4proto P th dport PORT.
-func matchFrontend(f Frontend, proto uint8) []nft.Expr {
-	ip := f.IP.As4()
+// frontendLookup: meta nfproto ipv4 ip daddr . meta l4proto . th dport
+// vmap @map (the three parts in consecutive 32-bit registers).
+func frontendLookup(m string) []nft.Expr {
 	return nft.Rule(nft.IPv4(), []nft.Expr{
 		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: dstOffset, Len: 4},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ip[:]},
-		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{proto}},
-		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: portOffset, Len: 2},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binary.BigEndian.AppendUint16(nil, f.Port)},
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 9},
+		&expr.Payload{DestRegister: 10, Base: expr.PayloadBaseTransportHeader, Offset: portOffset, Len: 2},
+		&expr.Lookup{SourceRegister: 1, SetName: m, DestRegister: 0, IsDestRegSet: true},
 	})
+}
+
+// frontendKey is the map key of a frontend: address, protocol and port,
+// each padded to a 32-bit word.
+func frontendKey(f Frontend, proto uint8) []byte {
+	ip := f.IP.As4()
+	key := make([]byte, 12)
+	copy(key, ip[:])
+	key[4] = proto
+	binary.BigEndian.PutUint16(key[8:], f.Port)
+	return key
 }
 
 // srcIs: ip saddr IP (or != IP).

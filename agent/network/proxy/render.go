@@ -25,6 +25,8 @@ const (
 	PostroutingChain = "svc-postrouting"
 	// HairpinSet holds `ip . ip` pairs of every endpoint with itself.
 	HairpinSet = "svc-hairpin"
+	// FrontendMap maps `ip daddr . l4proto . dport` to a service chain.
+	FrontendMap = "svc-frontends"
 )
 
 // Rules is a rendered Plan: every chain and set the proxy owns.
@@ -33,23 +35,26 @@ type Rules struct {
 	Sets   []nft.Set
 }
 
-// Render turns a Plan into chains: the base chains jump, per frontend, to
-// a service port's cluster chain ("svc-c-<hash>") or external chain
+// Render turns a Plan into chains: the base chains look the packet's
+// `ip daddr . l4proto . dport` up in one verdict map (O(1) in the number of
+// services), which jumps to a service port's cluster chain ("svc-c-<hash>") or external chain
 // ("svc-x-<hash>"); those pick an endpoint chain ("svc-e-<hash>-<ip>-<port>")
 // at random (or the one the client's affinity set names) and DNATs; only
 // services with affinity have endpoint chains ("svc-e-<hash>-<ip>-<port>").
 func Render(p *Plan) Rules {
-	r := &renderer{plan: p, done: map[string]bool{}, hairpin: map[netip.Addr]bool{}}
-	var front [][]nft.Expr
+	r := &renderer{plan: p, done: map[string]bool{}, hairpin: map[netip.Addr]bool{}, seen: map[string]bool{}}
+	front := nft.Set{Name: FrontendMap, Key: nft.KeyAddrProtoPort, Jumps: []string{}}
+	r.front = &front
 	for i := range p.Ports {
-		front = append(front, r.port(&p.Ports[i])...)
+		r.port(&p.Ports[i])
 	}
+	lookup := [][]nft.Expr{frontendLookup(FrontendMap)}
 	r.chains = append(r.chains,
-		baseChain(PreroutingChain, nftables.ChainHookPrerouting, nftables.ChainPriorityNATDest, front),
-		baseChain(OutputChain, nftables.ChainHookOutput, nftables.ChainPriorityNATDest, front),
+		baseChain(PreroutingChain, nftables.ChainHookPrerouting, nftables.ChainPriorityNATDest, lookup),
+		baseChain(OutputChain, nftables.ChainHookOutput, nftables.ChainPriorityNATDest, lookup),
 		baseChain(PostroutingChain, nftables.ChainHookPostrouting, nftables.ChainPriorityNATSource,
 			[][]nft.Expr{nft.Rule(nft.IPv4(), inPairSet(HairpinSet), nft.Masquerade()), nft.Rule(hasMasqMark(), nft.Masquerade())}))
-	return Rules{Chains: r.chains, Sets: append(r.sets, r.hairpinSet())}
+	return Rules{Chains: r.chains, Sets: append(r.sets, r.hairpinSet(), front)}
 }
 
 func baseChain(name string, hook *nftables.ChainHook, prio *nftables.ChainPriority, rules [][]nft.Expr) nft.Chain {
@@ -62,18 +67,19 @@ type renderer struct {
 	sets    []nft.Set
 	done    map[string]bool // endpoint chains already made
 	hairpin map[netip.Addr]bool
+	front   *nft.Set        // the frontend verdict map
+	seen    map[string]bool // its keys
 }
 
-// port renders one service port's chains and returns its frontend jumps.
-func (r *renderer) port(sp *ServicePort) [][]nft.Expr {
+// port renders one service port's chains and its frontends' entries.
+func (r *renderer) port(sp *ServicePort) {
 	h := hash(sp.ID)
 	cluster, external := "svc-c-"+h, "svc-x-"+h
-	var front [][]nft.Expr
 	for _, f := range sp.Internal {
-		front = append(front, nft.Rule(matchFrontend(f, sp.Protocol), jump(cluster)))
+		r.frontend(f, sp.Protocol, cluster)
 	}
 	for _, f := range sp.External {
-		front = append(front, nft.Rule(matchFrontend(f, sp.Protocol), jump(external)))
+		r.frontend(f, sp.Protocol, external)
 	}
 	var rules [][]nft.Expr
 	if cidr := r.clusterCIDR(); cidr != nil {
@@ -83,7 +89,19 @@ func (r *renderer) port(sp *ServicePort) [][]nft.Expr {
 	if len(sp.External) > 0 {
 		r.chains = append(r.chains, nft.Chain{Name: external, Rules: r.external(sp, h, cluster)})
 	}
-	return front
+}
+
+// frontend adds the map entry `ip . proto . port : jump chain`; the first
+// service port to claim a frontend keeps it (the API allocates each once;
+// this guards against bad input only).
+func (r *renderer) frontend(f Frontend, proto uint8, chain string) {
+	key := frontendKey(f, proto)
+	if r.seen[string(key)] {
+		return
+	}
+	r.seen[string(key)] = true
+	r.front.Elements = append(r.front.Elements, key)
+	r.front.Jumps = append(r.front.Jumps, chain)
 }
 
 // external: NodePort and LoadBalancer traffic. Cluster policy masquerades
@@ -143,7 +161,7 @@ func (r *renderer) endpoint(sp *ServicePort, h string, ep Endpoint) []nft.Expr {
 // packet from one of them to itself is a pod reaching itself through a
 // service, masqueraded so its reply comes back through the node.
 func (r *renderer) hairpinSet() nft.Set {
-	s := nft.Set{Name: HairpinSet, Concat: true}
+	s := nft.Set{Name: HairpinSet, Key: nft.KeyAddrPair}
 	for ip := range r.hairpin {
 		a := ip.As4()
 		s.Elements = append(s.Elements, append(a[:], a[:]...))

@@ -34,6 +34,10 @@ func TestRender(t *testing.T) {
 					t.Errorf("hairpin element %v is not an address paired with itself", e)
 				}
 			}
+		case s.Name == FrontendMap:
+			if len(s.Elements) != 6 || len(s.Jumps) != 6 { // 4 ClusterIPs, 2 NodePorts on one node IP
+				t.Errorf("frontend map: %d keys, %d jumps, want 6 and 6", len(s.Elements), len(s.Jumps))
+			}
 		case strings.HasPrefix(s.Name, "svc-a-"):
 			affinity++
 			if s.Timeout != defaultAffinity {
