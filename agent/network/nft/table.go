@@ -105,6 +105,9 @@ func (c *Conn) ReplaceWithSets(owner Owner, chains []Chain, sets []Set) error {
 	if err != nil {
 		return err
 	}
+	if len(chains) == 0 && len(sets) == 0 && len(stale) == 0 && len(staleSets) == 0 {
+		return nil // nothing there, nothing wanted: the kernel is not touched
+	}
 	c.c.AddTable(c.table)
 	// Sets before the rules that use them; chains before the verdict map
 	// elements that jump to them.

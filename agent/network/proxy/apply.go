@@ -39,7 +39,10 @@ func (a *Applier) Apply(ctx context.Context, p *Plan) (bool, error) {
 	if a.last != nil && reflect.DeepEqual(a.last, p) {
 		return false, nil
 	}
-	r := Render(p)
+	var r Rules // no service: no rules at all, not even the base chains
+	if len(p.Ports) > 0 {
+		r = Render(p)
+	}
 	if err := a.conn.ReplaceWithSets(Owner, r.Chains, r.Sets); err != nil {
 		a.last = nil // unknown state: the next Apply writes again
 		return false, fmt.Errorf("service proxy: %w", err)
