@@ -35,6 +35,12 @@ func nodePort(port string, np int32) func(*corev1.Service) {
 	}
 }
 
+func udp(s *corev1.Service) {
+	for i := range s.Spec.Ports {
+		s.Spec.Ports[i].Protocol = corev1.ProtocolUDP
+	}
+}
+
 func externalLocal(s *corev1.Service) {
 	s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 }

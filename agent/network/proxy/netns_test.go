@@ -125,3 +125,24 @@ func refused(ns *netnstest.NS, addr string, d time.Duration) error {
 	}
 	return nil
 }
+
+// refusedUDP sends a datagram to addr from ns and wants the ICMP port
+// unreachable back (read fails with ECONNREFUSED) within a second.
+func refusedUDP(ns *netnstest.NS, addr string) error {
+	return ns.Do(func() error {
+		c, err := net.Dial("udp4", addr)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte("x")); err != nil {
+			return err
+		}
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		_, err = c.Read(make([]byte, 8))
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("got %v, want connection refused", err)
+		}
+		return nil
+	})
+}

@@ -25,6 +25,7 @@ func kernelPlan(webEndpoints ...ep) *Plan {
 			service("sticky", "10.43.0.11", http, affinity),
 			service("local", "10.43.0.12", http, nodePort("http", 30081), externalLocal),
 			service("empty", "10.43.0.13", http),
+			service("empty-udp", "10.43.0.14", map[string]int32{"dns": 53}, udp),
 		},
 		Slices: []*discoveryv1.EndpointSlice{
 			slice("web", "web-1", target, webEndpoints...),
@@ -94,6 +95,9 @@ func TestProxy(t *testing.T) {
 	}
 	if err := refused(n.pods["client"], "10.43.0.13:80", time.Second); err != nil {
 		t.Errorf("no endpoints: %v", err)
+	}
+	if err := refusedUDP(n.pods["client"], "10.43.0.14:53"); err != nil {
+		t.Errorf("UDP, no endpoints: %v", err)
 	}
 
 	n.apply(t, kernelPlan(podB), true)

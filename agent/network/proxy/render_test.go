@@ -18,7 +18,7 @@ func TestRender(t *testing.T) {
 			t.Errorf("unexpected base chain %s", c.Name)
 		}
 	}
-	want := map[string]int{"svc-pr": 1, "svc-ou": 1, "svc-po": 1, "svc-c-": 4, "svc-x-": 2, "svc-e-": 3}
+	want := map[string]int{"svc-pr": 1, "svc-ou": 1, "svc-po": 1, "svc-c-": 5, "svc-x-": 2, "svc-e-": 3}
 	for k, v := range want {
 		if count[k] != v {
 			t.Errorf("chains %s*: got %d, want %d (all: %v)", k, count[k], v, count)
@@ -35,8 +35,8 @@ func TestRender(t *testing.T) {
 				}
 			}
 		case s.Name == FrontendMap:
-			if len(s.Elements) != 6 || len(s.Jumps) != 6 { // 4 ClusterIPs, 2 NodePorts on one node IP
-				t.Errorf("frontend map: %d keys, %d jumps, want 6 and 6", len(s.Elements), len(s.Jumps))
+			if len(s.Elements) != 7 || len(s.Jumps) != 7 { // 5 ClusterIPs, 2 NodePorts on one node IP
+				t.Errorf("frontend map: %d keys, %d jumps, want 7 and 7", len(s.Elements), len(s.Jumps))
 			}
 		case strings.HasPrefix(s.Name, "svc-a-"):
 			affinity++
