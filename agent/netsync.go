@@ -25,6 +25,9 @@ func (n *network) run(ctx context.Context) {
 		if err := n.sync(); err != nil {
 			n.log.Warn("pod network not in step with the Nodes; retrying", "node", n.node, "err", err)
 		}
+		if err := n.syncServices(); err != nil {
+			n.log.Warn("service proxy not in step with the Services; retrying", "node", n.node, "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -125,14 +128,15 @@ func (a *Applier) SetOnNodes(f func()) {
 	a.onNodes = f
 }
 
-// noteNodes calls onNodes when evs change a Node.
+// noteNodes calls onNodes when evs change a Node, a Service or an
+// EndpointSlice (the network's run loop syncs routes and the service proxy).
 func (a *Applier) noteNodes(evs []mqtt.Event) {
 	if a.onNodes == nil {
 		return
 	}
 	for _, ev := range evs {
 		for _, c := range ev.Changes {
-			if c.Resource == mqtt.ResourceNodes {
+			if c.Resource == mqtt.ResourceNodes || servicesChanged(c.Resource) {
 				a.onNodes()
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/network/overlay"
+	"github.com/bramble-edge/bramble/agent/network/proxy"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -56,6 +57,7 @@ type network struct {
 	log     *slog.Logger
 	kick    chan struct{}
 	ov      *overlay.Overlay // made once this node has a podCIDR
+	svc     *proxy.Applier   // the service proxy (svcsync.go), made at its first sync
 }
 
 // newNetwork returns nil for the backend none (the user's CNI does it)

@@ -45,7 +45,7 @@ type Conn struct {
 // netns (an open /proc/<pid>/ns/net or /run/netns/<name>), or of the
 // calling process when netns is negative.
 func Open(netns int) (*Conn, error) {
-	var opts []nftables.ConnOption
+	opts := []nftables.ConnOption{nftables.WithSockOptions(bigBuffers)}
 	if netns >= 0 {
 		opts = append(opts, nftables.WithNetNSFd(netns))
 	}
@@ -86,6 +86,13 @@ func (o Owner) names(chains []Chain) (map[string]bool, error) {
 // chain of owner that is not in chains is deleted (after the others are
 // refilled, so jumps to it are gone first). Every chain must be owner's.
 func (c *Conn) Replace(owner Owner, chains []Chain) error {
+	return c.ReplaceWithSets(owner, chains, nil)
+}
+
+// ReplaceWithSets is Replace for an owner that also keeps named sets
+// (sets.go): the sets are ensured before the chains' rules that use them,
+// and the owner's sets no longer wanted are deleted after the chains.
+func (c *Conn) ReplaceWithSets(owner Owner, chains []Chain, sets []Set) error {
 	want, err := owner.names(chains)
 	if err != nil {
 		return err
@@ -94,25 +101,61 @@ func (c *Conn) Replace(owner Owner, chains []Chain) error {
 	if err != nil {
 		return err
 	}
+	staleSets, err := c.ownedSets(owner)
+	if err != nil {
+		return err
+	}
+	if len(chains) == 0 && len(sets) == 0 && len(stale) == 0 && len(staleSets) == 0 {
+		return nil // nothing there, nothing wanted: the kernel is not touched
+	}
 	c.c.AddTable(c.table)
-	for _, ch := range chains {
-		nc := c.c.AddChain(c.chain(ch))
-		c.c.FlushChain(nc)
+	// Sets before the rules that use them; chains before the verdict map
+	// elements that jump to them.
+	refs, err := c.declareSets(owner, sets)
+	if err != nil {
+		return err
+	}
+	added := make([]*nftables.Chain, len(chains))
+	for i, ch := range chains {
+		added[i] = c.c.AddChain(c.chain(ch))
+		c.c.FlushChain(added[i])
+	}
+	if err := c.fillSets(sets, refs); err != nil {
+		return err
+	}
+	for i, ch := range chains {
 		for _, exprs := range ch.Rules {
-			c.c.AddRule(&nftables.Rule{Table: c.table, Chain: nc, Exprs: exprs})
+			c.c.AddRule(&nftables.Rule{Table: c.table, Chain: added[i], Exprs: exprs})
 		}
 	}
-	for _, name := range stale {
-		if !want[name] {
-			ref := &nftables.Chain{Name: name, Table: c.table}
-			c.c.FlushChain(ref)
-			c.c.DelChain(ref)
-		}
+	gone := c.staleSets(staleSets, sets)
+	for _, s := range gone {
+		c.c.FlushSet(s) // a map's elements may jump to a chain deleted next
+	}
+	c.delChains(stale, want)
+	for _, s := range gone {
+		c.c.DelSet(s)
 	}
 	if err := c.c.Flush(); err != nil {
 		return fmt.Errorf("nftables: replace the %q chains of table inet %s: %w", owner, TableName, err)
 	}
 	return nil
+}
+
+// delChains queues the deletion of the stale chains not wanted: all are
+// flushed before any is deleted, since one may still jump to another.
+func (c *Conn) delChains(stale []string, want map[string]bool) {
+	var refs []*nftables.Chain
+	for _, name := range stale {
+		if !want[name] {
+			ref := &nftables.Chain{Name: name, Table: c.table}
+			c.c.FlushChain(ref)
+			refs = append(refs, ref)
+		}
+	}
+	for _, ref := range refs {
+		c.c.DelChain(ref)
+	}
 }
 
 func (c *Conn) chain(ch Chain) *nftables.Chain {
