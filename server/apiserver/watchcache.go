@@ -56,10 +56,6 @@ func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subs
 	fl := newHeldFlush()
 	defer fl.t.Stop()
 	for {
-		events := sub.Events()
-		if fl.held {
-			events = nil // gathered until the flush: one wake-up per flush, not per change
-		}
 		select {
 		case <-ctx.Done():
 			_ = ws.spill() // sent as the handler returns, as before
@@ -71,7 +67,7 @@ func (a *API) pumpCache(ctx context.Context, ws *watchStream, sub *informer.Subs
 			if ws.pending(sub, &c) != nil || fl.flush(ws) != nil {
 				return c.last, false
 			}
-		case e, ok := <-events:
+		case e, ok := <-fl.source(sub):
 			if !ok {
 				_ = fl.flush(ws) // the caller goes on from the datastore
 				return c.last, true
@@ -105,6 +101,16 @@ func newHeldFlush() *heldFlush {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	return &heldFlush{t: t}
+}
+
+// source is the subscription's channel, or nil while writes are held:
+// what comes meanwhile is gathered until the flush, one wake-up per flush
+// rather than per change.
+func (f *heldFlush) source(sub *informer.Subscription) <-chan *informer.Event {
+	if f.held {
+		return nil
+	}
+	return sub.Events()
 }
 
 // hold notes a write; the first since the last flush arms the timer.

@@ -35,25 +35,8 @@ func (m *members) nextExcept(skip string) (key, val []byte, ok bool) {
 
 // next is the next member's key (with its quotes) and value.
 func (m *members) next() (key, val []byte, ok bool) {
-	if m.ended || m.failed {
+	if m.ended || m.failed || !m.separator() {
 		return nil, nil, false
-	}
-	m.space()
-	if !m.started {
-		if !m.eat('{') {
-			return m.fail()
-		}
-		m.started = true
-		m.space()
-		if m.eat('}') {
-			m.ended = true
-			return nil, nil, false
-		}
-	} else if m.eat('}') {
-		m.ended = true
-		return nil, nil, false
-	} else if !m.eat(',') {
-		return m.fail()
 	}
 	m.space()
 	start := m.pos
@@ -71,6 +54,32 @@ func (m *members) next() (key, val []byte, ok bool) {
 		return m.fail()
 	}
 	return key, m.data[start:m.pos], true
+}
+
+// separator moves past what comes before a member (the opening brace, or
+// a comma); false at the closing brace (ended) or anything else (failed).
+func (m *members) separator() bool {
+	m.space()
+	first := !m.started
+	m.started = true
+	switch {
+	case first && !m.eat('{'):
+		m.failed = true
+		return false
+	case first:
+		m.space()
+	case m.eat(','):
+		return true
+	}
+	if m.eat('}') {
+		m.ended = true
+		return false
+	}
+	if !first {
+		m.failed = true
+		return false
+	}
+	return true
 }
 
 func (m *members) fail() ([]byte, []byte, bool) {
