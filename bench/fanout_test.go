@@ -22,7 +22,8 @@ import (
 // commit) to each agent's receipt of the Event, p50 and p99 over every
 // receipt of 20 updates per b.N, one every 200 ms (budget: p99 <= 200 ms).
 // The agents run in this process to share its clock; -short uses 100
-// agents.
+// agents. load1 is the load average when the updates start; with
+// BRAMBLE_BENCH_PPROF_DIR set, the updates are CPU-profiled there.
 //
 //	go test -run '^$' -bench ConfigMapFanout1000 -benchtime 1x -timeout 30m ./bench/
 func BenchmarkConfigMapFanout1000(b *testing.B) {
@@ -43,6 +44,8 @@ func BenchmarkConfigMapFanout1000(b *testing.B) {
 	}
 	defer f.Stop()
 	cm := setUpFanout(b, c, f)
+	load := loadAverage(b)
+	stopProfile := cpuProfile(b, "fanout") // the updates only, not the set-up
 	b.ResetTimer()
 	var all []time.Duration
 	for i := range 20 * b.N {
@@ -61,10 +64,12 @@ func BenchmarkConfigMapFanout1000(b *testing.B) {
 		all = append(all, got...)
 	}
 	b.StopTimer()
+	stopProfile()
 	slices.Sort(all)
 	b.ReportMetric(ms(all[len(all)/2]), "p50-ms")
 	b.ReportMetric(ms(all[len(all)*99/100]), "p99-ms")
 	b.ReportMetric(ms(all[len(all)-1]), "max-ms")
+	b.ReportMetric(load, "load1")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -16,14 +16,17 @@ import (
 // Recorder writes core/v1 Events about objects, as `kubectl describe` and
 // `kubectl get events` show them. Recording never blocks a controller: events
 // go through a bounded buffer (dropped, with a debug log, when it is full)
-// and a repeat of the same event within the aggregation window raises the
-// count of the one already written instead of writing another.
+// a repeat of the same event within the aggregation window raises the
+// count of the one already written instead of writing another, and past a
+// burst of Events about one object the rest are dropped (eventspam.go).
 type Recorder struct {
 	client    Client
 	component string
 	log       *slog.Logger
 	now       func() time.Time
 	ch        chan *corev1.Event
+
+	spam *spamFilter
 
 	mu     sync.Mutex
 	recent map[string]*corev1.Event // aggregation key -> last written
@@ -36,7 +39,7 @@ const recentMax = 4096
 // "deployment-controller"). Start must run for events to be written.
 func NewRecorder(c Client, component string, log *slog.Logger) *Recorder {
 	return &Recorder{client: c, component: component, log: log, now: time.Now,
-		ch: make(chan *corev1.Event, 1024), recent: map[string]*corev1.Event{}}
+		ch: make(chan *corev1.Event, 1024), spam: newSpamFilter(), recent: map[string]*corev1.Event{}}
 }
 
 // Eventf records an event about obj. eventType is corev1.EventTypeNormal or
@@ -46,6 +49,9 @@ func (r *Recorder) Eventf(obj api.Object, eventType, reason, format string, args
 	if err != nil {
 		r.log.Debug("event not recorded", "reason", reason, "err", err)
 		return
+	}
+	if !r.spam.allow(ev, ev.LastTimestamp.Time) {
+		return // eventspam.go: upstream drops these too
 	}
 	select {
 	case r.ch <- ev:

@@ -15,6 +15,16 @@ type Bus interface {
 	Close() error
 }
 
+// SubscriberChecker is a Bus that can tell whether a subscription matches
+// a topic right now: the embedded broker can, an external one cannot. A
+// publisher of best-effort messages (the watch topics) may leave out those
+// nobody would receive, and save encoding them; a subscription made just
+// after the check misses that message, as it would have missed an earlier
+// one.
+type SubscriberChecker interface {
+	HasSubscribers(topic string) bool
+}
+
 // ErrBusClosed is returned by a Bus used after Close.
 var ErrBusClosed = errors.New("mqtt bus closed")
 

@@ -52,6 +52,15 @@ func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retaine
 	return nil
 }
 
+var _ mqtt.SubscriberChecker = (*inlineBus)(nil)
+
+// HasSubscribers reports whether any client's or the server's own
+// subscription matches topic now.
+func (b *inlineBus) HasSubscribers(topic string) bool {
+	s := b.broker.server.Topics.Subscribers(topic)
+	return len(s.Subscriptions) > 0 || len(s.Shared) > 0 || len(s.InlineSubscriptions) > 0
+}
+
 func (b *inlineBus) Subscribe(filter string, qos byte, handler func(topic string, payload []byte)) error {
 	if err := validSubscribe(filter, qos, handler); err != nil {
 		return err

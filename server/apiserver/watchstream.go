@@ -26,8 +26,16 @@ type watchStream struct {
 	rc         *http.ResponseController
 	ri         *requestInfo
 	lq         *listQuery
-	sentHeader bool // a Table event with columnDefinitions went out
+	sentHeader bool   // a Table event with columnDefinitions went out
+	buf        []byte // lines written and not yet handed to w
 }
+
+// watchBufMax is how much a stream gathers before it hands it to the
+// ResponseWriter without waiting for a flush. Handing the writer one large
+// slice per flush lets HTTP/2 send it in frames as large as the client
+// takes; line by line, its 4 KiB handler buffer sent a frame (a hand-off to
+// the connection's goroutine, a TLS record, a write call) every 4 KiB.
+const watchBufMax = 64 << 10
 
 // newWatchStream commits the response: 200, JSON, no write deadline.
 func newWatchStream(a *API, w http.ResponseWriter, ri *requestInfo, lq *listQuery) *watchStream {
@@ -164,13 +172,29 @@ func (ws *watchStream) fail(err error) {
 
 // write writes one event line around an encoded object.
 func (ws *watchStream) write(typ string, data []byte) error {
-	line := make([]byte, 0, len(data)+40)
-	line = append(line, `{"type":"`...)
-	line = append(line, typ...)
-	line = append(line, `","object":`...)
-	line = append(line, data...)
-	line = append(line, "}\n"...)
-	_, err := ws.w.Write(line)
+	ws.buf = append(ws.buf, `{"type":"`...)
+	ws.buf = append(ws.buf, typ...)
+	ws.buf = append(ws.buf, `","object":`...)
+	ws.buf = append(ws.buf, data...)
+	ws.buf = append(ws.buf, "}\n"...)
+	if len(ws.buf) < watchBufMax {
+		return nil
+	}
+	return ws.spill()
+}
+
+// spill hands what was gathered to the ResponseWriter (which sends it on
+// its flush, or when the handler returns).
+func (ws *watchStream) spill() error {
+	if len(ws.buf) == 0 {
+		return nil
+	}
+	_, err := ws.w.Write(ws.buf)
+	if cap(ws.buf) > 2*watchBufMax {
+		ws.buf = nil // a burst's buffer is not kept for the watch's life
+	} else {
+		ws.buf = ws.buf[:0]
+	}
 	return err
 }
 
@@ -187,4 +211,9 @@ func (ws *watchStream) encode(obj api.Object) ([]byte, error) {
 	return api.EncodeObject(t)
 }
 
-func (ws *watchStream) flush() error { return ws.rc.Flush() }
+func (ws *watchStream) flush() error {
+	if err := ws.spill(); err != nil {
+		return err
+	}
+	return ws.rc.Flush()
+}

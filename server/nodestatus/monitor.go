@@ -59,7 +59,8 @@ type Config struct {
 	// figure must move before it is written (default 0.05).
 	ResourceChange float64
 	// WritesPerSecond caps datastore writes (default 50, burst of one
-	// second's worth); Workers is how many run at once (default 2).
+	// second's worth); Workers is how many run at once (default: enough
+	// for the writes of one limiter tick to go together, at least 2).
 	WritesPerSecond float64
 	Workers         int
 	// CheckInterval is how often leases are checked (default: an eighth of
@@ -89,7 +90,7 @@ func (c *Config) setDefaults() error {
 		c.WritesPerSecond = 50
 	}
 	if c.Workers <= 0 {
-		c.Workers = 2
+		c.Workers = max(2, newLimiter(c.WritesPerSecond).perTick())
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -2,8 +2,6 @@ package publish
 
 import (
 	"bytes"
-	"encoding/json"
-	"maps"
 
 	"github.com/bramble-edge/bramble/datastore"
 )
@@ -24,45 +22,40 @@ import (
 
 // statusOnly reports whether the pod update from prev to cur changed its
 // status and nothing else (a write of the very same value is not one: it
-// is sent as before). Stored values are canonical encodings, so comparing bytes of
-// the rest is exact; two spellings of the same content count as a change
-// (which is only sent for nothing).
+// is sent as before). Stored values are canonical encodings (fields in
+// one order), so comparing the bytes of the other members in order is
+// exact; two spellings of the same content count as a change (which is
+// only sent for nothing). It scans the bytes (jsonscan.go) rather than
+// decoding them: decoding both sides took 5 % of the server's CPU while a
+// 1,000-pod Deployment started.
 func statusOnly(prev, cur *datastore.KeyValue) bool {
 	if prev == nil || cur == nil || bytes.Equal(prev.Value, cur.Value) {
 		return false
 	}
-	a, ok := withoutStatus(prev.Value)
-	if !ok {
-		return false
-	}
-	b, ok := withoutStatus(cur.Value)
-	return ok && maps.EqualFunc(a, b, bytes.Equal)
+	return sameMembers(prev.Value, cur.Value, "status")
 }
 
-// withoutStatus splits a stored object into its top-level fields and
-// metadata fields (as "metadata.<name>"), leaving out status and the
-// metadata a status write touches.
-func withoutStatus(value []byte) (map[string][]byte, bool) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(value, &top); err != nil {
-		return nil, false
-	}
-	out := make(map[string][]byte, len(top)+8)
-	for k, v := range top {
-		if k != "status" && k != "metadata" {
-			out[k] = v
-		}
-	}
-	if raw, ok := top["metadata"]; ok {
-		var meta map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &meta); err != nil {
-			return nil, false
-		}
-		for k, v := range meta {
-			if k != "managedFields" && k != "resourceVersion" {
-				out["metadata."+k] = v
+// sameMembers reports whether the JSON objects a and b have the same
+// members, in the same order, leaving out the top-level member skip and
+// the metadata a status write touches (managedFields, resourceVersion).
+func sameMembers(a, b []byte, skip string) bool {
+	ma, mb := members{data: a}, members{data: b}
+	for {
+		ka, va, okA := ma.nextExcept(skip)
+		kb, vb, okB := mb.nextExcept(skip)
+		switch {
+		case okA != okB:
+			return false
+		case !okA:
+			return ma.done() && mb.done()
+		case !bytes.Equal(ka, kb):
+			return false
+		case skip == "status" && string(ka) == `"metadata"`:
+			if !sameMembers(va, vb, "") {
+				return false
 			}
+		case !bytes.Equal(va, vb):
+			return false
 		}
 	}
-	return out, true
 }

@@ -85,6 +85,10 @@ func newWatchSender(p *Publisher) *watchSender {
 
 // send queues the watch message of ev (an event on ref); dispatcher only.
 func (w *watchSender) send(ref mqtt.ObjectRef, ev *datastore.Event, enc *encoder) {
+	topic := mqtt.WatchTopic(ref.Resource, ref.Namespace, ref.Name)
+	if c, ok := w.p.cfg.Bus.(mqtt.SubscriberChecker); ok && !c.HasSubscribers(topic) {
+		return // nobody watches it: not encoded, not published
+	}
 	obj, err := enc.object(ev.KV)
 	if err != nil {
 		w.p.log.Error("cannot encode watch event", "key", ev.KV.Key, "rev", ev.Revision, "err", err)
@@ -97,7 +101,7 @@ func (w *watchSender) send(ref mqtt.ObjectRef, ev *datastore.Event, enc *encoder
 		return
 	}
 	select {
-	case w.queue <- watchMsg{topic: mqtt.WatchTopic(ref.Resource, ref.Namespace, ref.Name), payload: payload}:
+	case w.queue <- watchMsg{topic: topic, payload: payload}:
 	default:
 		w.dropped++
 		if w.dropped&(w.dropped-1) == 0 { // log at 1, 2, 4, 8, ... drops
