@@ -23,6 +23,9 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	// A volume that cannot be prepared (its ConfigMap is gone) holds back
 	// new containers only; running ones keep being looked after.
 	err := w.vols.prepare(ctx, pod)
+	if err == nil {
+		err = w.applyFSGroup(pod)
+	}
 	if err != nil && (w.volErr == nil || w.volErr.Error() != err.Error()) {
 		w.log.Warn("prepare volumes", "err", err)
 		w.event(pod, "", events.Warning, "FailedMount", "MountVolume.SetUp failed: %v", err)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -59,6 +60,9 @@ type Config struct {
 	DefaultGrace time.Duration
 	// Events takes the pods' events (none recorded when nil).
 	Events EventRecorder
+	// SeccompRoot holds Localhost seccomp profiles (the kubelet's
+	// /var/lib/kubelet/seccomp); default <DataDir>/agent/seccomp.
+	SeccompRoot string
 }
 
 func (c *Config) setDefaults() error {
@@ -73,6 +77,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Events == nil {
 		c.Events = noEvents{}
+	}
+	if c.SeccompRoot == "" {
+		c.SeccompRoot = filepath.Join(c.DataDir, "agent", "seccomp")
 	}
 	setDuration(&c.SyncPeriod, time.Second)
 	setDuration(&c.BackoffInitial, 10*time.Second)

@@ -41,6 +41,9 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 	if err := w.m.rt.RunContainer(ctx, spec); err != nil {
 		w.log.Warn("run container", "container", c.Name, "err", err)
 		st.waiting, st.message = "RunContainerError", err.Error()
+		if errors.Is(err, runtime.ErrContainerConfig) {
+			st.waiting = "CreateContainerConfigError"
+		}
 		w.event(pod, c.Name, events.Warning, "Failed", "Error: %v", err)
 		st.nextStart = w.m.cfg.Clock.Now().Add(st.backoff)
 		st.delay, st.backoff = st.backoff, nextBackoff(st.backoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
@@ -156,6 +159,9 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
 	}
 	applyResources(&s, c.Resources)
+	if s.Security, err = w.security(pod, c); err != nil {
+		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
+	}
 	return s, nil
 }
 

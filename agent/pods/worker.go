@@ -29,6 +29,7 @@ type worker struct {
 	initDone  bool
 	initFail  bool
 	volErr    error
+	owned     map[string]bool // volumes given to fsGroup (fsgroup.go)
 	startTime time.Time
 	last      *corev1.PodStatus
 }

@@ -38,6 +38,8 @@ type ContainerSpec struct {
 	LogPath string
 	// Labels are kept on the container; keys under bramble.io/ are ours.
 	Labels map[string]string
+	// Security is the container's security context (security.go).
+	Security Security
 }
 
 // EnvVar is one environment variable.
