@@ -166,9 +166,10 @@ func (w *worker) startWhenDue(ctx context.Context, pod *corev1.Pod, c *corev1.Co
 	w.start(ctx, pod, c, st)
 }
 
-// stop stops the current container with the pod's grace period.
+// stop runs the preStop hook and stops the current container with what
+// is left of the pod's grace period.
 func (w *worker) stop(ctx context.Context, pod *corev1.Pod, st *ctrState) {
-	if err := w.m.rt.StopContainer(ctx, st.id, grace(pod, w.m.cfg.DefaultGrace)); err != nil {
+	if err := w.m.rt.StopContainer(ctx, st.id, w.preStop(ctx, pod, st, grace(pod, w.m.cfg.DefaultGrace))); err != nil {
 		w.log.Warn("stop container", "container", st.id, "err", err)
 	}
 }
