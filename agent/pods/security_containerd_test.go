@@ -77,7 +77,7 @@ func TestRealRunAsNonRootRefusesRootImage(t *testing.T) {
 	want := `container has runAsNonRoot and image will run as root (pod: "nonroot-1_default(nonroot-1)", container: main)`
 	waitStatus(t, log, pod.UID, 20*time.Second, "CreateContainerConfigError: "+want, func(s corev1.PodStatus) bool {
 		c := s.ContainerStatuses[0]
-		return waitingReason(c) == "CreateContainerConfigError" && strings.Contains(c.State.Waiting.Message, want)
+		return waitingReason(c) == "CreateContainerConfigError" && c.State.Waiting.Message == want
 	})
 }
 

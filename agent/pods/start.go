@@ -41,8 +41,8 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 	if err := w.m.rt.RunContainer(ctx, spec); err != nil {
 		w.log.Warn("run container", "container", c.Name, "err", err)
 		st.waiting, st.message = "RunContainerError", err.Error()
-		if errors.Is(err, runtime.ErrContainerConfig) {
-			st.waiting = "CreateContainerConfigError"
+		if ce := new(runtime.ConfigError); errors.As(err, &ce) {
+			st.waiting, st.message, err = "CreateContainerConfigError", ce.Msg, ce
 		}
 		w.event(pod, c.Name, events.Warning, "Failed", "Error: %v", err)
 		st.nextStart = w.m.cfg.Clock.Now().Add(st.backoff)

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,10 +11,17 @@ import (
 	"github.com/containerd/containerd/oci"
 )
 
-// ErrContainerConfig marks a spec that cannot run as asked (a root image
-// under runAsNonRoot, a sysctl the namespaces forbid): the kubelet's
-// CreateContainerConfigError rather than a runtime failure.
-var ErrContainerConfig = errors.New("container config")
+// ConfigError is a spec that cannot run as asked (a root image under
+// runAsNonRoot, a sysctl the namespaces forbid): the kubelet's
+// CreateContainerConfigError rather than a runtime failure. Msg is the
+// kubelet's message; find it with errors.As.
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+func configErrorf(format string, args ...any) error {
+	return &ConfigError{Msg: fmt.Sprintf(format, args...)}
+}
 
 // Seccomp profile kinds, as Kubernetes names them. The empty kind is
 // Unconfined, the kubelet's default.
@@ -62,7 +68,7 @@ func checkNonRoot(sec Security, imageUser, container string) error {
 	}
 	if sec.RunAsUser != nil {
 		if *sec.RunAsUser == 0 {
-			return fmt.Errorf("%w: container's runAsUser breaks non-root policy (pod: %q, container: %s)", ErrContainerConfig, sec.PodRef, container)
+			return configErrorf("container's runAsUser breaks non-root policy (pod: %q, container: %s)", sec.PodRef, container)
 		}
 		return nil
 	}
@@ -70,9 +76,9 @@ func checkNonRoot(sec Security, imageUser, container string) error {
 	uid, err := strconv.ParseInt(user, 10, 64)
 	switch {
 	case user == "" || (err == nil && uid == 0):
-		return fmt.Errorf("%w: container has runAsNonRoot and image will run as root (pod: %q, container: %s)", ErrContainerConfig, sec.PodRef, container)
+		return configErrorf("container has runAsNonRoot and image will run as root (pod: %q, container: %s)", sec.PodRef, container)
 	case err != nil:
-		return fmt.Errorf("%w: container has runAsNonRoot and image has non-numeric user (%s), cannot verify user is non-root (pod: %q, container: %s)", ErrContainerConfig, user, sec.PodRef, container)
+		return configErrorf("container has runAsNonRoot and image has non-numeric user (%s), cannot verify user is non-root (pod: %q, container: %s)", user, sec.PodRef, container)
 	}
 	return nil
 }

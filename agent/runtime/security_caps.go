@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -97,10 +96,10 @@ func sysctlNamespaceOK(nss []specs.LinuxNamespace, key string) error {
 	}
 	switch {
 	case strings.HasPrefix(key, "net.") && !own(specs.NetworkNamespace):
-		return fmt.Errorf("%w: sysctl %q not allowed with host net enabled", ErrContainerConfig, key)
+		return configErrorf("sysctl %q not allowed with host net enabled", key)
 	case (strings.HasPrefix(key, "kernel.shm") || strings.HasPrefix(key, "kernel.msg") ||
 		strings.HasPrefix(key, "kernel.sem") || strings.HasPrefix(key, "fs.mqueue.")) && !own(specs.IPCNamespace):
-		return fmt.Errorf("%w: sysctl %q not allowed with host ipc enabled", ErrContainerConfig, key)
+		return configErrorf("sysctl %q not allowed with host ipc enabled", key)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func TestCheckNonRootUsesTheKubeletsMessages(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: got %v, want allowed", tc.name, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrContainerConfig)):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(*ConfigError))):
 			t.Errorf("%s: got %v, want a config error with %q", tc.name, err, tc.want)
 		}
 	}
@@ -101,7 +101,7 @@ func TestSysctlsStayInTheContainersNamespaces(t *testing.T) {
 		t.Errorf("own namespaces: got %v (%v), want both sysctls set", s.Linux.Sysctl, err)
 	}
 	_, err = applied(t, sec, oci.WithHostNamespace(specs.NetworkNamespace))
-	if !errors.Is(err, ErrContainerConfig) || !strings.Contains(err.Error(), `"net.ipv4.tcp_syncookies" not allowed with host net enabled`) {
+	if !errors.As(err, new(*ConfigError)) || !strings.Contains(err.Error(), `"net.ipv4.tcp_syncookies" not allowed with host net enabled`) {
 		t.Errorf("host network: got %v, want the sysctl refused", err)
 	}
 	sec.HostIPC = true
