@@ -73,26 +73,31 @@ func setOwnership(dir string, gid int64, readOnly, onMismatch bool) error {
 		if err != nil {
 			return err
 		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st, ok := info.Sys().(*syscall.Stat_t)
-		if !ok {
-			return fmt.Errorf("%s: no ownership information", path)
-		}
-		if err := os.Lchown(path, int(st.Uid), int(gid)); err != nil {
-			return err
-		}
-		if info.Mode()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		m := mask
-		if info.IsDir() {
-			m |= fsGroupExec | fs.ModeSetgid
-		}
-		return os.Chmod(path, info.Mode()|m)
+		return chownEntry(path, d, gid, mask)
 	})
+}
+
+// chownEntry gives one entry the group (its owner kept) and the bits;
+// symlinks get the group only.
+func chownEntry(path string, d fs.DirEntry, gid int64, mask fs.FileMode) error {
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%s: no ownership information", path)
+	}
+	if err := os.Lchown(path, int(st.Uid), int(gid)); err != nil {
+		return err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	if info.IsDir() {
+		mask |= fsGroupExec | fs.ModeSetgid
+	}
+	return os.Chmod(path, info.Mode()|mask)
 }
 
 // rootOwned is the OnRootMismatch test: the root has the group, setgid

@@ -34,14 +34,7 @@ var safeSysctls = []string{
 // and seccompProfile win over the pod's; fsGroup joins the supplemental
 // groups; the rest is the container's or the pod's alone.
 func securityFor(pod *corev1.Pod, c *corev1.Container, seccompRoot string) (runtime.Security, error) {
-	psc := pod.Spec.SecurityContext
-	if psc == nil {
-		psc = &corev1.PodSecurityContext{}
-	}
-	csc := c.SecurityContext
-	if csc == nil {
-		csc = &corev1.SecurityContext{}
-	}
+	psc, csc := contexts(pod, c)
 	sec := runtime.Security{
 		RunAsUser:      pick(csc.RunAsUser, psc.RunAsUser),
 		RunAsGroup:     pick(csc.RunAsGroup, psc.RunAsGroup),
@@ -69,6 +62,19 @@ func securityFor(pod *corev1.Pod, c *corev1.Container, seccompRoot string) (runt
 	sysctls, err := podSysctls(psc.Sysctls)
 	sec.Sysctls = sysctls
 	return sec, err
+}
+
+// contexts returns the pod's and the container's security contexts, empty
+// ones for those unset.
+func contexts(pod *corev1.Pod, c *corev1.Container) (*corev1.PodSecurityContext, *corev1.SecurityContext) {
+	psc, csc := pod.Spec.SecurityContext, c.SecurityContext
+	if psc == nil {
+		psc = &corev1.PodSecurityContext{}
+	}
+	if csc == nil {
+		csc = &corev1.SecurityContext{}
+	}
+	return psc, csc
 }
 
 // setSeccomp resolves a profile; a Localhost one is a file under root.

@@ -32,7 +32,7 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 	if len(args) == 0 {
 		return nil, fmt.Errorf("no command: the image has no entrypoint or cmd and the spec sets none")
 	}
-	if err := checkNonRoot(s.Security, ic.Config.User, s.Name); err != nil {
+	if err := checkSecurity(s, ic.Config.User); err != nil {
 		return nil, err
 	}
 	opts := []oci.SpecOpts{

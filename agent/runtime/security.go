@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,21 @@ type Security struct {
 	PIDNamespace string
 	// PodRef names the pod in messages, as the kubelet does: name_ns(uid).
 	PodRef string
+}
+
+// checkSecurity names a bad field of s.Security, then applies
+// runAsNonRoot to the image's user.
+func checkSecurity(s ContainerSpec, imageUser string) error {
+	sec := s.Security
+	switch {
+	case sec.Seccomp != "" && sec.Seccomp != SeccompUnconfined && sec.Seccomp != SeccompRuntimeDefault && sec.Seccomp != SeccompLocalhost:
+		return fmt.Errorf("container spec %s: security.seccomp %q: want %s, %s or %s", s.ID, sec.Seccomp, SeccompUnconfined, SeccompRuntimeDefault, SeccompLocalhost)
+	case sec.Seccomp == SeccompLocalhost && !filepath.IsAbs(sec.SeccompPath):
+		return fmt.Errorf("container spec %s: security.seccompPath %q is not absolute", s.ID, sec.SeccompPath)
+	case sec.PIDNamespace != "" && (sec.HostPID || !filepath.IsAbs(sec.PIDNamespace)):
+		return fmt.Errorf("container spec %s: security.pidNamespace %q: want an absolute path, and not with hostPID", s.ID, sec.PIDNamespace)
+	}
+	return checkNonRoot(sec, imageUser, s.Name)
 }
 
 // checkNonRoot refuses what runAsNonRoot forbids, with the kubelet's

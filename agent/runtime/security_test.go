@@ -110,3 +110,15 @@ func TestSysctlsStayInTheContainersNamespaces(t *testing.T) {
 		t.Errorf("host IPC: got %v, want kernel.shm_rmid_forced refused", err)
 	}
 }
+
+func TestCheckSecurityNamesTheField(t *testing.T) {
+	for want, sec := range map[string]Security{
+		"security.seccomp":      {Seccomp: "Strict"},
+		"security.seccompPath":  {Seccomp: SeccompLocalhost, SeccompPath: "rel.json"},
+		"security.pidNamespace": {PIDNamespace: "/proc/1/ns/pid", HostPID: true},
+	} {
+		if err := checkSecurity(ContainerSpec{ID: "c", Security: sec}, ""); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want an error naming %s", err, want)
+		}
+	}
+}
