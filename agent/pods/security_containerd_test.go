@@ -15,7 +15,7 @@ func securedPod(uid string) *corev1.Pod {
 	const report = `id; grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status; ` +
 		`touch /rootfs-write 2>/dev/null && echo ROOTFS-WRITABLE || echo ROOTFS-READONLY; ` +
 		`stat -c 'data gid=%g mode=%A' /data; touch /data/new; stat -c 'new gid=%g' /data/new; ` +
-		`echo "shm_rmid_forced=$(cat /proc/sys/kernel/shm_rmid_forced)"; grep ' /sys ' /proc/mounts; echo DONE; sleep 3600`
+		`stat -L -c 'secret gid=%g mode=%a' /secret/token; echo "shm_rmid_forced=$(cat /proc/sys/kernel/shm_rmid_forced)"; grep ' /sys ' /proc/mounts; echo DONE; sleep 3600`
 	pod := busyboxPod(uid, report)
 	pod.Spec.Containers[0].Name = "locked"
 	plain, priv := pod.Spec.Containers[0], pod.Spec.Containers[0]
@@ -35,9 +35,12 @@ func securedPod(uid string) *corev1.Pod {
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}, Add: []corev1.Capability{"NET_BIND_SERVICE"}},
 		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
-	pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	pod.Spec.Volumes = []corev1.Volume{
+		{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		{Name: "secret", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}},
+	}
 	for i := range pod.Spec.Containers {
-		pod.Spec.Containers[i].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		pod.Spec.Containers[i].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "secret", MountPath: "/secret", ReadOnly: true}}
 	}
 	return pod
 }
@@ -45,12 +48,15 @@ func securedPod(uid string) *corev1.Pod {
 func TestRealSecurityContextInsideContainers(t *testing.T) {
 	rt, _, _ := realRuntime(t)
 	log := &statusLog{}
-	m, dataDir := realManager(t, rt, &fakeStore{}, log)
+	store := &fakeStore{}
+	store.set(KindSecret, "default", "s", map[string]string{"token": "t0ken"})
+	m, dataDir := realManager(t, rt, store, log)
 	pod := securedPod("sec-1")
 	m.Sync([]*corev1.Pod{pod})
 	want := map[string][]string{
 		"locked": {"uid=1234 gid=2345 groups=", "3456", "4567", "CapBnd:\t0000000000000400", "CapEff:\t0000000000000000", "NoNewPrivs:\t1",
-			"Seccomp:\t2", "ROOTFS-READONLY", "data gid=4567 mode=drwxrwsrwx", "new gid=4567", "shm_rmid_forced=1"},
+			"Seccomp:\t2", "ROOTFS-READONLY", "data gid=4567 mode=drwxrwsrwx", "new gid=4567",
+			"secret gid=4567 mode=640", "shm_rmid_forced=1"},
 		"plain": {"uid=0 gid=2345", "CapBnd:\t00000000a80425fb", "CapEff:\t00000000a80425fb", "NoNewPrivs:\t0", "Seccomp:\t0", "ROOTFS-WRITABLE", " ro,"},
 		"priv":  {"uid=0 gid=2345", "NoNewPrivs:\t0", "Seccomp:\t0", " rw,"},
 	}
