@@ -117,3 +117,24 @@ func grepLog(t testing.TB, file, s string) string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestRealHostPIDAndIPC(t *testing.T) {
+	rt, _, _ := realRuntime(t)
+	log := &statusLog{}
+	m, dataDir := realManager(t, rt, &fakeStore{}, log)
+	hostInit, err := os.ReadFile("/proc/1/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ipcNS, err := os.Readlink("/proc/self/ns/ipc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := busyboxPod("hostns-1", `echo "init=$(cat /proc/1/comm)"; echo "ipc=$(readlink /proc/self/ns/ipc)"; echo DONE; sleep 3600`)
+	pod.Spec.HostPID, pod.Spec.HostIPC = true, true
+	m.Sync([]*corev1.Pod{pod})
+	file := logPath(dataDir, pod.UID, "main", 0)
+	waitLog(t, file, "DONE")
+	waitLog(t, file, "init="+strings.TrimSpace(string(hostInit)))
+	waitLog(t, file, "ipc="+ipcNS)
+}
