@@ -23,6 +23,9 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	// A volume that cannot be prepared (its ConfigMap is gone) holds back
 	// new containers only; running ones keep being looked after.
 	err := w.vols.prepare(ctx, pod)
+	if err == nil {
+		err = w.applyFSGroup(pod)
+	}
 	if err != nil && (w.volErr == nil || w.volErr.Error() != err.Error()) {
 		w.log.Warn("prepare volumes", "err", err)
 		w.event(pod, "", events.Warning, "FailedMount", "MountVolume.SetUp failed: %v", err)
@@ -164,9 +167,10 @@ func (w *worker) startWhenDue(ctx context.Context, pod *corev1.Pod, c *corev1.Co
 	w.start(ctx, pod, c, st)
 }
 
-// stop stops the current container with the pod's grace period.
+// stop runs the preStop hook and stops the current container with what
+// is left of the pod's grace period.
 func (w *worker) stop(ctx context.Context, pod *corev1.Pod, st *ctrState) {
-	if err := w.m.rt.StopContainer(ctx, st.id, grace(pod, w.m.cfg.DefaultGrace)); err != nil {
+	if err := w.m.rt.StopContainer(ctx, st.id, w.preStop(ctx, pod, st, grace(pod, w.m.cfg.DefaultGrace))); err != nil {
 		w.log.Warn("stop container", "container", st.id, "err", err)
 	}
 }

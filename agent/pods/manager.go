@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -66,6 +67,9 @@ type Config struct {
 	// Network gives pods their own network (agent/network/sandbox); nil
 	// keeps every pod on the host's.
 	Network Network
+	// SeccompRoot holds Localhost seccomp profiles (the kubelet's
+	// /var/lib/kubelet/seccomp); default <DataDir>/agent/seccomp.
+	SeccompRoot string
 }
 
 func (c *Config) setDefaults() error {
@@ -86,6 +90,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Events == nil {
 		c.Events = noEvents{}
+	}
+	if c.SeccompRoot == "" {
+		c.SeccompRoot = filepath.Join(c.DataDir, "agent", "seccomp")
 	}
 	setDuration(&c.SyncPeriod, time.Second)
 	setDuration(&c.BackoffInitial, 10*time.Second)

@@ -42,6 +42,9 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 	if err := w.m.rt.RunContainer(ctx, spec); err != nil {
 		w.log.Warn("run container", "container", c.Name, "err", err)
 		st.waiting, st.message = "RunContainerError", err.Error()
+		if ce := new(runtime.ConfigError); errors.As(err, &ce) {
+			st.waiting, st.message, err = "CreateContainerConfigError", ce.Msg, ce
+		}
 		w.event(pod, c.Name, events.Warning, "Failed", "Error: %v", err)
 		st.nextStart = w.m.cfg.Clock.Now().Add(st.backoff)
 		st.delay, st.backoff = st.backoff, nextBackoff(st.backoff, w.m.cfg.BackoffInitial, w.m.cfg.BackoffMax)
@@ -147,6 +150,9 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 	}
 	applyResources(&s, c.Resources)
 	s.Sandbox = w.runtimeSandbox(pod)
+	if s.Security, err = w.security(pod, c); err != nil {
+		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
+	}
 	return s, nil
 }
 

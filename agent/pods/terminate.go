@@ -25,7 +25,7 @@ func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.m.rt.StopContainer(ctx, st.id, g); err != nil {
+			if err := w.m.rt.StopContainer(ctx, st.id, w.preStop(ctx, pod, st, g)); err != nil {
 				w.log.Warn("stop container", "container", st.id, "err", err)
 			}
 		}()

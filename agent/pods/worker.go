@@ -35,6 +35,7 @@ type worker struct {
 	netErr     error            // why it is not, meanwhile
 	netNext    time.Time        // when a failed setup is tried again
 	netBackoff time.Duration
+	owned      map[string]bool // volumes given to fsGroup (fsgroup.go)
 	startTime  time.Time
 	last       *corev1.PodStatus
 }

@@ -32,6 +32,9 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 	if len(args) == 0 {
 		return nil, fmt.Errorf("no command: the image has no entrypoint or cmd and the spec sets none")
 	}
+	if err := checkSecurity(s, ic.Config.User); err != nil {
+		return nil, err
+	}
 	opts := []oci.SpecOpts{oci.WithImageConfig(img), oci.WithProcessArgs(args...)}
 	opts = append(opts, networkOpts(s.Sandbox)...)
 	opts = append(opts, withoutOOMScoreAdj)
@@ -48,7 +51,8 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 	if len(s.Mounts) > 0 {
 		opts = append(opts, oci.WithMounts(bindMounts(s.Mounts)))
 	}
-	return append(opts, resourceOpts(s)...), nil
+	opts = append(opts, resourceOpts(s)...)
+	return append(opts, securityOpts(s.Security, ic.Config.User)...), nil
 }
 
 // networkOpts puts the container in its pod's namespaces, with the pod's

@@ -39,6 +39,8 @@ type ContainerSpec struct {
 	LogPath string
 	// Labels are kept on the container; keys under bramble.io/ are ours.
 	Labels map[string]string
+	// Security is the container's security context (security.go).
+	Security Security
 	// Sandbox is the pod's network; nil shares the host's network, UTS
 	// namespace, /etc/hosts and /etc/resolv.conf.
 	Sandbox *Sandbox
