@@ -193,10 +193,9 @@ func (m *shippedMosquitto) reloads() int {
 
 // mqttClient is a paho client and what it received on its subscription.
 type mqttClient struct {
-	c     paho.Client
-	topic string
-	mu    sync.Mutex
-	got   []string
+	c   paho.Client
+	mu  sync.Mutex
+	got []string
 }
 
 func dialMQTT(t *testing.T, m *shippedMosquitto, clientID string, tc *tls.Config) *mqttClient {

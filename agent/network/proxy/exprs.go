@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/binary"
-	"net/netip"
 	"time"
 
 	"github.com/google/nftables/binaryutil"
@@ -43,18 +42,6 @@ func frontendKey(f Frontend, proto uint8) []byte {
 	key[4] = proto
 	binary.BigEndian.PutUint16(key[8:], f.Port)
 	return key
-}
-
-// srcIs: ip saddr IP (or != IP).
-func srcIs(ip netip.Addr, is bool) []nft.Expr {
-	op, a := expr.CmpOpEq, ip.As4()
-	if !is {
-		op = expr.CmpOpNeq
-	}
-	return []nft.Expr{
-		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: srcOffset, Len: 4},
-		&expr.Cmp{Op: op, Register: 1, Data: a[:]},
-	}
 }
 
 // setMasqMark: meta mark set mark | MasqMark.
@@ -128,9 +115,6 @@ func reject(proto uint8) []nft.Expr {
 	return []nft.Expr{&expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH}}
 }
 
-func jump(chain string) []nft.Expr {
-	return []nft.Expr{&expr.Verdict{Kind: expr.VerdictJump, Chain: chain}}
-}
 func goTo(chain string) []nft.Expr {
 	return []nft.Expr{&expr.Verdict{Kind: expr.VerdictGoto, Chain: chain}}
 }
