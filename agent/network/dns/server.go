@@ -81,16 +81,11 @@ func (s *Server) Addr() string { return s.addr }
 // Start listens on cfg.Addr (UDP, then TCP on the same port) and serves
 // until Stop.
 func (s *Server) Start(ctx context.Context) error {
-	pc, err := net.ListenPacket("udp", s.cfg.Addr)
+	pc, ln, err := listen(s.cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("cluster dns: listen udp %s: %w", s.cfg.Addr, err)
+		return err
 	}
 	s.addr = pc.LocalAddr().String()
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		pc.Close()
-		return fmt.Errorf("cluster dns: listen tcp %s: %w", s.addr, err)
-	}
 	s.servers = []*mdns.Server{
 		{PacketConn: pc, Handler: s, UDPSize: mdns.DefaultMsgSize},
 		{Listener: ln, Handler: s, ReadTimeout: 10 * time.Second},
@@ -116,4 +111,24 @@ func (s *Server) Stop() {
 		_ = srv.Shutdown()
 	}
 	s.wg.Wait()
+}
+
+// listen opens UDP and TCP on addr. With port 0 the TCP port is the one
+// UDP got; when that one is taken for TCP it tries other ports.
+func listen(addr string) (net.PacketConn, net.Listener, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	for try := 0; ; try++ {
+		pc, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("cluster dns: listen udp %s: %w", addr, err)
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+		if port != "0" || try == 20 {
+			return nil, nil, fmt.Errorf("cluster dns: listen tcp %s: %w", addr, err)
+		}
+	}
 }
