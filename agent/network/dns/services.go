@@ -131,4 +131,3 @@ func (v *View) addPod(p *corev1.Pod) {
 		v.addPTR(ip, name)
 	}
 }
-
