@@ -46,7 +46,8 @@ type agent struct {
 	events  *events.Recorder
 	images  *imageDir
 	static  *staticPods
-	net     *network // nil: --network-backend none
+	net     *network    // nil: --network-backend none
+	dns     *clusterDNS // nil: --disable-cluster-dns or no pod network
 	wg      sync.WaitGroup
 }
 
@@ -132,6 +133,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	if a.net != nil {
 		a.goRun(func() { a.net.run(ctx) })
 	}
+	if a.dns != nil {
+		a.goRun(func() { a.dns.run(ctx) })
+	}
 	return a, nil
 }
 
@@ -158,6 +162,7 @@ func (a *agent) build(ctx context.Context) error {
 	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {
 		return err
 	}
+	a.dns = newClusterDNS(cfg, a.store, a.net != nil)
 	if a.net != nil {
 		a.node.Annotations = a.net.annotations()
 		a.applier.SetOnNodes(a.net.changed)

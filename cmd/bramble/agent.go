@@ -65,6 +65,10 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.IntVar(&cfg.ImageGC.Low, "image-gc-low-threshold", 80, "percent of the image filesystem used that image garbage collection brings it down to")
 	f.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", 5*time.Minute, "how often the image filesystem is checked")
 	f.DurationVar(&cfg.HeartbeatInterval, "heartbeat-interval", agent.DefaultHeartbeatInterval, "how often node status is sent")
+	f.StringVar(&cfg.ClusterDNS, "cluster-dns", agent.DefaultClusterDNS, "IPv4 address of the cluster DNS the node serves and pods use")
+	f.StringVar(&cfg.ClusterDomain, "cluster-domain", agent.DefaultClusterDomain, "cluster domain the cluster DNS answers")
+	f.StringVar(&cfg.ResolvConf, "resolv-conf", "", "resolv.conf of the upstream resolvers (default /etc/resolv.conf, or systemd-resolved's real one when that names only 127.0.0.53)")
+	f.BoolVar(&cfg.DisableClusterDNS, "disable-cluster-dns", false, "run no cluster DNS on this node")
 }
 
 // applyAgentEnv sets --server and --token from BRAMBLE_URL and
