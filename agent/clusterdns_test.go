@@ -2,6 +2,7 @@ package agent
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/agent/network/dns"
+	"github.com/bramble-edge/bramble/agent/network/netnstest"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -96,5 +98,45 @@ func TestClusterDNSFlags(t *testing.T) {
 	}
 	if newClusterDNS(&Config{DisableClusterDNS: true}, nil, true) != nil || newClusterDNS(&cfg, nil, false) != nil {
 		t.Fatal("cluster DNS made while disabled or without the pod network")
+	}
+}
+
+// TestClusterDNSStartsOnAddress: in a network namespace standing for the
+// node, start puts the cluster DNS address on the node, serves on its
+// port 53 and reads the upstreams from --resolv-conf.
+func TestClusterDNSStartsOnAddress(t *testing.T) {
+	ns := netnstest.New(t, "cdns")
+	conf := filepath.Join(t.TempDir(), "resolv.conf")
+	if err := os.WriteFile(conf, []byte("nameserver 10.43.0.10\nnameserver 192.0.2.53\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(filepath.Join(t.TempDir(), StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{ResolvConf: conf, Logger: slog.Default()}
+	if err := cfg.clusterDNSDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	c := newClusterDNS(cfg, store, true)
+	if err := ns.Do(func() error { return c.start(t.Context()) }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.srv.Stop)
+	c.refresh()
+	var resp *mdns.Msg
+	if err := ns.Do(func() error {
+		m := new(mdns.Msg)
+		m.SetQuestion("nothing.cluster.local.", mdns.TypeA)
+		resp, _, err = (&mdns.Client{Net: "tcp", Timeout: 2 * time.Second}).Exchange(m, "10.43.0.10:53")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Rcode != mdns.RcodeNameError || !resp.Authoritative {
+		t.Fatalf("got rcode %s, authoritative %v; want an authoritative NXDOMAIN", mdns.RcodeToString[resp.Rcode], resp.Authoritative)
+	}
+	if got := c.srv.Upstreams(); !slices.Equal(got, []string{"192.0.2.53:53"}) {
+		t.Fatalf("upstreams %q, want the file's without the server's own address", got)
 	}
 }

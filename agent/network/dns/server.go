@@ -75,6 +75,9 @@ func (s *Server) Domain() string { return s.cfg.Domain }
 // the one they started with.
 func (s *Server) SetView(v *View) { s.view.Store(v) }
 
+// Upstreams are the resolvers other names are forwarded to.
+func (s *Server) Upstreams() []string { return s.fwd.upstreams }
+
 // Addr is the address the server listens on, after Start.
 func (s *Server) Addr() string { return s.addr }
 
