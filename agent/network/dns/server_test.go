@@ -1,10 +1,13 @@
 package dns
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
 	mdns "github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
 func TestServerAnswersClusterNames(t *testing.T) {
@@ -94,5 +97,58 @@ func TestServerOtherDomain(t *testing.T) {
 	resp = query(t, s.Addr(), "udp", "web.shop.svc.cluster.local.", mdns.TypeA)
 	if resp.Rcode != mdns.RcodeServerFailure {
 		t.Fatalf("cluster.local with another domain and no upstream: rcode %s, want SERVFAIL", mdns.RcodeToString[resp.Rcode])
+	}
+}
+
+// TestServerTruncatesLargeClusterAnswers: a headless service with 100
+// endpoints does not fit a 512-byte UDP reply: TC is set and TCP (or a
+// large enough EDNS0 buffer) gets them all.
+func TestServerTruncatesLargeClusterAnswers(t *testing.T) {
+	var eps []discoveryv1.Endpoint
+	for i := range 100 {
+		eps = append(eps, endpoint(fmt.Sprintf("10.42.3.%d", i+1), "", true))
+	}
+	snap := Snapshot{
+		Services:       []*corev1.Service{service("big", "many", corev1.ClusterIPNone)},
+		EndpointSlices: []*discoveryv1.EndpointSlice{slice("big", "many", nil, eps...)},
+	}
+	s := New(Config{Addr: "127.0.0.1:0"})
+	s.SetView(Build(snap, "cluster.local", 1))
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	const name = "many.big.svc.cluster.local."
+	if resp := query(t, s.Addr(), "udp", name, mdns.TypeA); !resp.Truncated || len(resp.Answer) >= 100 {
+		t.Fatalf("UDP: truncated %v with %d answers, want TC and fewer than 100", resp.Truncated, len(resp.Answer))
+	}
+	if resp := query(t, s.Addr(), "tcp", name, mdns.TypeA); resp.Truncated || len(resp.Answer) != 100 {
+		t.Fatalf("TCP: truncated %v with %d answers, want all 100", resp.Truncated, len(resp.Answer))
+	}
+	m := new(mdns.Msg)
+	m.SetQuestion(name, mdns.TypeA)
+	m.SetEdns0(4096, false)
+	resp, _, err := (&mdns.Client{Net: "udp", UDPSize: 4096}).Exchange(m, s.Addr())
+	if err != nil || resp.Truncated || len(resp.Answer) != 100 || resp.IsEdns0() == nil {
+		t.Fatalf("UDP with EDNS0 4096: %v, truncated %v, %d answers, OPT %v", err, resp.Truncated, len(resp.Answer), resp.IsEdns0())
+	}
+}
+
+func TestServerAnswersIPv6ClusterIPs(t *testing.T) {
+	svc := service("v6", "dual", "10.43.0.30")
+	svc.Spec.ClusterIPs = []string{"10.43.0.30", "fd00:43::30"}
+	s := New(Config{Addr: "127.0.0.1:0"})
+	s.SetView(Build(Snapshot{Services: []*corev1.Service{svc}}, "cluster.local", 1))
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	resp := query(t, s.Addr(), "udp", "dual.v6.svc.cluster.local.", mdns.TypeAAAA)
+	if got := rdata(resp.Answer); !slices.Equal(got, []string{"AAAA fd00:43::30"}) {
+		t.Fatalf("AAAA: got %q", got)
+	}
+	resp = query(t, s.Addr(), "udp", "0.3.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.3.4.0.0.0.0.d.f.ip6.arpa.", mdns.TypePTR)
+	if got := rdata(resp.Answer); !slices.Equal(got, []string{"PTR dual.v6.svc.cluster.local."}) {
+		t.Fatalf("PTR: got %q", got)
 	}
 }
