@@ -45,6 +45,12 @@ func (f *Forwarder) Exchange(ctx context.Context, req *mdns.Msg, overTCP bool) (
 	if len(f.upstreams) == 0 {
 		return nil, errNoUpstream
 	}
+	return f.tryAll(ctx, req, overTCP)
+}
+
+// tryAll asks the upstreams in turn until one answers without SERVFAIL
+// or REFUSED (that answer is cached); else the last answer or error.
+func (f *Forwarder) tryAll(ctx context.Context, req *mdns.Msg, overTCP bool) (*mdns.Msg, error) {
 	var last *mdns.Msg
 	var lastErr error
 	for _, up := range f.upstreams {

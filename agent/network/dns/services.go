@@ -66,29 +66,33 @@ func (v *View) addHeadless(svc *corev1.Service, base string, slices []*discovery
 				continue
 			}
 			for _, s := range ep.Addresses {
-				ip, err := netip.ParseAddr(s)
-				if err != nil {
-					continue
-				}
-				label := dashed(ip)
-				if ep.Hostname != nil && *ep.Hostname != "" {
-					label = strings.ToLower(*ep.Hostname)
-				}
-				own := label + "." + base
-				v.addAddr(base, ip)
-				v.addAddr(own, ip)
-				v.addPTR(ip, own)
-				for _, p := range es.Ports {
-					if p.Name != nil && p.Port != nil {
-						proto := corev1.ProtocolTCP
-						if p.Protocol != nil {
-							proto = *p.Protocol
-						}
-						v.addSRV(base, *p.Name, proto, own, *p.Port)
-					}
+				if ip, err := netip.ParseAddr(s); err == nil {
+					v.addEndpoint(base, ip, ep.Hostname, es.Ports)
 				}
 			}
 		}
+	}
+}
+
+// addEndpoint adds one endpoint address of a headless service.
+func (v *View) addEndpoint(base string, ip netip.Addr, hostname *string, ports []discoveryv1.EndpointPort) {
+	label := dashed(ip)
+	if hostname != nil && *hostname != "" {
+		label = strings.ToLower(*hostname)
+	}
+	own := label + "." + base
+	v.addAddr(base, ip)
+	v.addAddr(own, ip)
+	v.addPTR(ip, own)
+	for _, p := range ports {
+		if p.Name == nil || p.Port == nil {
+			continue
+		}
+		proto := corev1.ProtocolTCP
+		if p.Protocol != nil {
+			proto = *p.Protocol
+		}
+		v.addSRV(base, *p.Name, proto, own, *p.Port)
 	}
 }
 
