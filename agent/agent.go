@@ -48,6 +48,7 @@ type agent struct {
 	static  *staticPods
 	net     *network     // overlay routes; nil: --network-backend none
 	network *nodeNetwork // pod sandboxes
+	dns     *clusterDNS  // nil: --disable-cluster-dns or no overlay
 	wg      sync.WaitGroup
 }
 
@@ -135,6 +136,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	if a.net != nil {
 		a.goRun(func() { a.net.run(ctx) })
 	}
+	if a.dns != nil {
+		a.goRun(func() { a.dns.run(ctx) })
+	}
 	return a, nil
 }
 
@@ -165,6 +169,7 @@ func (a *agent) build(ctx context.Context) error {
 	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {
 		return err
 	}
+	a.dns = newClusterDNS(cfg, a.store, a.net != nil)
 	if a.net != nil {
 		a.node.Annotations = a.net.annotations()
 		a.applier.SetOnNodes(a.net.changed)

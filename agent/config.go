@@ -55,6 +55,16 @@ type Config struct {
 	// ClusterCIDR is the pod network of the whole cluster (default
 	// 10.42.0.0/16): traffic from it to anywhere else is masqueraded.
 	ClusterCIDR string
+	// ClusterDNS (--cluster-dns, default 10.43.0.10) is the address the
+	// node's cluster DNS listens on and pods are told of; ClusterDomain
+	// (--cluster-domain) its zone; ResolvConf (--resolv-conf) the file of
+	// upstream resolvers (default: /etc/resolv.conf, or systemd-resolved's
+	// real one when that names only its stub). DisableClusterDNS
+	// (--disable-cluster-dns) runs none (agent/clusterdns.go).
+	ClusterDNS        string
+	ClusterDomain     string
+	ResolvConf        string
+	DisableClusterDNS bool
 	// NodeLabels, NodeTaints and SystemReserved are the raw flag values
 	// (nodeinfo.ParseLabels, ParseTaints, ParseReserved read them).
 	NodeLabels     []string
@@ -124,6 +134,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.CNIBridge == "" {
 		c.CNIBridge = DefaultCNIBridge
+	}
+	if err := c.clusterDNSDefaults(); err != nil {
+		return err
 	}
 	if c.ImagePoll == 0 {
 		c.ImagePoll = 3 * time.Second

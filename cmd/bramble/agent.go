@@ -70,6 +70,10 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	addNodeNetworkFlags(f, cfg)
 	f.DurationVar(&cfg.CABundleInterval, "ca-bundle-interval", agent.DefaultCABundleInterval, "how often the CA bundle is fetched from the server; for tests of rotate-ca")
 	_ = f.MarkHidden("ca-bundle-interval")
+	f.StringVar(&cfg.ClusterDNS, "cluster-dns", agent.DefaultClusterDNS, "IPv4 address of the cluster DNS the node serves and pods use")
+	f.StringVar(&cfg.ClusterDomain, "cluster-domain", agent.DefaultClusterDomain, "cluster domain the cluster DNS answers")
+	f.StringVar(&cfg.ResolvConf, "resolv-conf", "", "resolv.conf of the upstream resolvers (default /etc/resolv.conf, or systemd-resolved's real one when that names only 127.0.0.53)")
+	f.BoolVar(&cfg.DisableClusterDNS, "disable-cluster-dns", false, "run no cluster DNS on this node")
 }
 
 // applyAgentEnv sets --server and --token from BRAMBLE_URL and
