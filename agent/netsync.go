@@ -82,6 +82,7 @@ func (n *network) storedRemotes() (remotes []overlay.Remote, own *net.IPNet, bac
 			if backend == "" {
 				backend = node.Annotations[networkBackendAnnotation]
 			}
+			n.followClusterCIDR(node.Annotations[mqtt.AnnotationClusterCIDR])
 			for _, c := range r.PodCIDRs {
 				if c.IP.To4() != nil {
 					own = c
@@ -104,7 +105,22 @@ func (n *network) applyRules() error {
 	if err != nil {
 		return err
 	}
-	return overlay.ApplyRules(conn, n.cluster, PodBridge, overlay.DefaultDevice)
+	return overlay.ApplyRules(conn, n.cluster, n.bridge, overlay.DefaultDevice)
+}
+
+// followClusterCIDR takes the server's --cluster-cidr from this node's
+// Node (node IPAM writes it) over the agent's default; a value that is
+// not an IPv4 CIDR is ignored with a warning.
+func (n *network) followClusterCIDR(v string) {
+	if v == "" || v == n.cluster.String() {
+		return
+	}
+	_, c, err := net.ParseCIDR(v)
+	if err != nil || c.IP.To4() == nil {
+		n.log.Warn("node's cluster CIDR annotation is not an IPv4 CIDR; keeping the agent's", "value", v, "cluster", n.cluster)
+		return
+	}
+	n.cluster = c
 }
 
 // enableForwarding turns on IPv4 forwarding, without which no packet

@@ -15,10 +15,6 @@ import (
 const (
 	DefaultNetworkBackend = overlay.BackendVXLAN
 	DefaultClusterCIDR    = "10.42.0.0/16"
-	// PodBridge is the bridge the pods of this node hang off
-	// (agent/network/sandbox); pod traffic leaving by it is not
-	// masqueraded.
-	PodBridge = "cni0"
 )
 
 // networkResync is how often the overlay is reconciled even when no Node
@@ -51,7 +47,8 @@ func (c *Config) networkDefaults() error {
 type network struct {
 	node    string
 	nodeIP  net.IP
-	cluster *net.IPNet
+	cluster *net.IPNet // the server's (from this node's Node) once known
+	bridge  string     // the pod bridge (--cni-bridge)
 	backend string
 	store   *Store
 	log     *slog.Logger
@@ -71,7 +68,7 @@ func newNetwork(cfg *Config, node, nodeIP string, store *Store) (*network, error
 		return nil, fmt.Errorf("--network-backend %s needs the node's IPv4 address; got %q (set --node-ip)", cfg.NetworkBackend, nodeIP)
 	}
 	_, cluster, _ := net.ParseCIDR(cfg.ClusterCIDR) // checked by networkDefaults
-	return &network{node: node, nodeIP: ip, cluster: cluster, backend: cfg.NetworkBackend, store: store,
+	return &network{node: node, nodeIP: ip, cluster: cluster, bridge: cfg.CNIBridge, backend: cfg.NetworkBackend, store: store,
 		log: cfg.Logger, kick: make(chan struct{}, 1)}, nil
 }
 

@@ -121,3 +121,22 @@ func TestNetworkConfigErrors(t *testing.T) {
 		t.Errorf("no node IP: got %v, want an error naming --node-ip", err)
 	}
 }
+
+// The server's --cluster-cidr, on this node's Node, replaces the agent's
+// default for masquerading; a bad value keeps what the agent had.
+func TestNetworkFollowsClusterCIDR(t *testing.T) {
+	n := newTestNetwork(t, nil)
+	if n.cluster.String() != DefaultClusterCIDR {
+		t.Fatalf("cluster before: got %s, want %s", n.cluster, DefaultClusterCIDR)
+	}
+	n.followClusterCIDR("10.128.16.0/20")
+	if n.cluster.String() != "10.128.16.0/20" {
+		t.Fatalf("cluster after the annotation: got %s, want 10.128.16.0/20", n.cluster)
+	}
+	for _, bad := range []string{"nonsense", "fd00::/64"} {
+		n.followClusterCIDR(bad)
+		if n.cluster.String() != "10.128.16.0/20" {
+			t.Errorf("after %q: got %s, want 10.128.16.0/20 kept", bad, n.cluster)
+		}
+	}
+}

@@ -29,6 +29,13 @@ const (
 // agents get it with the Node.
 const AnnotationNetworkBackend = "bramble.io/network-backend"
 
+// AnnotationClusterCIDR is the server's --cluster-cidr, written like
+// AnnotationNetworkBackend: what a routing agent masquerades by.
+const AnnotationClusterCIDR = "bramble.io/cluster-cidr"
+
+// serverAnnotations are the node IPAM's annotations routing agents get.
+var serverAnnotations = []string{AnnotationNetworkBackend, AnnotationClusterCIDR}
+
 // AgentAnnotations are the annotations a heartbeat may set; the server
 // removes those a heartbeat leaves out.
 var AgentAnnotations = []string{AnnotationVXLANMAC, AnnotationNodeIP}
@@ -54,7 +61,7 @@ func checkAgentAnnotations(a map[string]string) error {
 }
 
 // RouteNode is the part of a Node other nodes route by: name and UID, the
-// agent annotations and the network backend, spec.podCIDR(s) and status.addresses. Two Nodes with
+// agent annotations, the network backend and cluster CIDR, spec.podCIDR(s) and status.addresses. Two Nodes with
 // equal RouteNodes need no message to any agent: heartbeat-driven status
 // churn (conditions, images, capacity) never leaves the server.
 func RouteNode(n *corev1.Node) *corev1.Node {
@@ -64,7 +71,7 @@ func RouteNode(n *corev1.Node) *corev1.Node {
 		Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
 		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
 	}
-	for _, k := range append(AgentAnnotations[:len(AgentAnnotations):len(AgentAnnotations)], AnnotationNetworkBackend) {
+	for _, k := range append(AgentAnnotations[:len(AgentAnnotations):len(AgentAnnotations)], serverAnnotations...) {
 		if v, ok := n.Annotations[k]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}

@@ -35,6 +35,10 @@ const (
 // NetworkBackendAnnotation carries the server's --network-backend to agents.
 const NetworkBackendAnnotation = "bramble.io/network-backend"
 
+// ClusterCIDRAnnotation carries the server's --cluster-cidr to agents: the
+// overlay masquerades what leaves it and leaves pod-to-pod traffic alone.
+const ClusterCIDRAnnotation = "bramble.io/cluster-cidr"
+
 // Component names the controller in events.
 const Component = "node-ipam-controller"
 
@@ -59,6 +63,7 @@ type Controller struct {
 	cache   *controllers.Cache
 	log     *slog.Logger
 	backend string
+	cidr    string // the cluster CIDR, stamped with the backend
 	nodeInf *controllers.Informer
 	queue   *controllers.Queue
 	events  *controllers.Recorder
@@ -88,6 +93,7 @@ func New(d controllers.Deps, cfg Config) (*Controller, error) {
 	}
 	log := d.Logger("nodeipam")
 	c := &Controller{client: d.Client, cache: d.Cache, log: log, backend: cfg.NetworkBackend,
+		cidr:    cfg.ClusterCIDR.String(),
 		nodeInf: d.Cache.Informer(nodesRes),
 		queue:   controllers.NewQueue(10*time.Millisecond, time.Minute),
 		events:  controllers.NewRecorder(d.Client, Component, log),

@@ -98,6 +98,9 @@ func TestNodesGetDistinctRangesInTheClusterCIDR(t *testing.T) {
 		if got := h.node(name).Annotations[NetworkBackendAnnotation]; got != "host-gw" {
 			t.Errorf("node %s: annotation %s = %q, want host-gw", name, NetworkBackendAnnotation, got)
 		}
+		if got := h.node(name).Annotations[ClusterCIDRAnnotation]; got != "10.99.0.0/16" {
+			t.Errorf("node %s: annotation %s = %q, want 10.99.0.0/16", name, ClusterCIDRAnnotation, got)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ func (c *Controller) assign(ctx context.Context, node *corev1.Node) error {
 	}
 	upd := node.DeepCopy()
 	upd.Spec.PodCIDR, upd.Spec.PodCIDRs = p.String(), []string{p.String()}
-	setAnnotation(upd, NetworkBackendAnnotation, c.backend)
+	c.stamp(upd)
 	if _, err := c.client.Update(ctx, upd); err != nil {
 		return fmt.Errorf("node %s: write podCIDR %s: %w", node.Name, p, err)
 	}
@@ -90,18 +90,25 @@ func (c *Controller) releaseNode(name string) {
 	}
 }
 
-// ensureAnnotation stamps the backend on a Node that has a range already
-// (one made before this server, or by a server with another backend).
+// ensureAnnotation stamps the backend and cluster CIDR on a Node that has
+// a range already (one made before this server, or by a server with
+// other flags).
 func (c *Controller) ensureAnnotation(ctx context.Context, node *corev1.Node) error {
-	if node.Annotations[NetworkBackendAnnotation] == c.backend {
+	if node.Annotations[NetworkBackendAnnotation] == c.backend && node.Annotations[ClusterCIDRAnnotation] == c.cidr {
 		return nil
 	}
 	upd := node.DeepCopy()
-	setAnnotation(upd, NetworkBackendAnnotation, c.backend)
+	c.stamp(upd)
 	if _, err := c.client.Update(ctx, upd); err != nil {
 		return fmt.Errorf("node %s: annotate network backend: %w", node.Name, err)
 	}
 	return nil
+}
+
+// stamp writes what agents learn from their Node: backend and cluster CIDR.
+func (c *Controller) stamp(n *corev1.Node) {
+	setAnnotation(n, NetworkBackendAnnotation, c.backend)
+	setAnnotation(n, ClusterCIDRAnnotation, c.cidr)
 }
 
 func setAnnotation(n *corev1.Node, key, value string) {
