@@ -9,12 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
-func svcKey(res, name string) string {
+func svcKey(res, name string) string { // under svcPrefixes
 	if res == mqtt.ResourceServices {
 		return "/registry/core/services/demo/" + name
 	}
@@ -49,7 +50,7 @@ func putObj(t testing.TB, store datastore.Store, key string, obj any) int64 {
 // selector the agents need not see.
 func service(name, clusterIP, label string) *corev1.Service {
 	return &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: "u-" + "name", Labels: map[string]string{"l": label},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: name, UID: types.UID("u-" + name), Labels: map[string]string{"l": label},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}},
 		Spec: corev1.ServiceSpec{ClusterIP: clusterIP, ClusterIPs: []string{clusterIP}, Selector: map[string]string{"app": name},
 			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}}}
@@ -98,6 +99,11 @@ func routedNodes(t testing.TB, store datastore.Store) {
 // change reaches every routed node once; a deleted slice leaves every
 // view; a hollow node gets nothing until it routes.
 func TestServicesReachRoutedNodes(t *testing.T) {
+	for i, res := range []string{mqtt.ResourceServices, mqtt.ResourceEndpointSlices} {
+		if got, ok := parseKey(svcPrefixes[i] + "demo/x"); !ok || got != svcRef(res, "x") {
+			t.Fatalf("key under %s: got %v, want %v (the API's storage prefix)", svcPrefixes[i], got, svcRef(res, "x"))
+		}
+	}
 	store, bus := openStore(t), newRecordingBus()
 	p := startPublisher(t, store, bus, Config{})
 	routedNodes(t, store)
