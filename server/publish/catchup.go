@@ -156,7 +156,8 @@ func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.Ob
 		out[r] = true
 	}
 	for r := range res.touched {
-		if p.idx.users[r][node] > 0 || r.Resource == mqtt.ResourceNodes {
+		if p.idx.users[r][node] > 0 || r.Resource == mqtt.ResourceNodes ||
+			isServiceInput(r.Resource) && (p.idx.routed[node] || res.allNodes) {
 			out[r] = true
 		}
 	}
@@ -165,6 +166,9 @@ func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.Ob
 	}
 	if res.allNodes {
 		for r := range p.idx.nodes {
+			out[r] = true
+		}
+		for r := range p.idx.svcs {
 			out[r] = true
 		}
 	}

@@ -25,8 +25,10 @@ type index struct {
 	objs   map[mqtt.ObjectRef]*datastore.KeyValue
 	// nodes holds every Node's RouteNode (nodes.go): in every node's view.
 	nodes map[mqtt.ObjectRef]*datastore.KeyValue
-	// routed are the nodes whose agents route pods: they get the Nodes.
+	// routed are the nodes whose agents route pods: they get the Nodes,
+	// and the Services and EndpointSlices in svcs (svc_index.go).
 	routed map[string]bool
+	svcs   map[mqtt.ObjectRef]*datastore.KeyValue
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
 	// scope is each node's NetworkPolicy view (netpol_*.go); store is
@@ -68,7 +70,8 @@ func (f *fanout) add(node string, c change) {
 func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
 		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
-		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}, scope: newPolicyScope()}
+		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}, scope: newPolicyScope(),
+		svcs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
@@ -90,6 +93,9 @@ func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) 
 		}
 		rev = got
 	}
+	if err := x.loadServices(ctx, store, rev); err != nil {
+		return 0, err
+	}
 	return rev, x.loadPolicyInputs(ctx, store, rev)
 }
 
@@ -107,6 +113,8 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 		x.applyReferenced(ref, ev, out)
 	case ref.Resource == mqtt.ResourceNodes:
 		return out, x.applyNode(ref, ev, out)
+	case isServiceInput(ref.Resource):
+		return out, x.applyService(ref, ev, out)
 	}
 	return out, x.applyPolicyView(ref, ev, out)
 }
@@ -244,13 +252,18 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 		kv := x.nodes[ref]
 		return kv != nil && x.routed[node], kv
 	}
+	if isServiceInput(ref.Resource) {
+		kv := x.svcs[ref]
+		return kv != nil && x.routed[node], kv
+	}
 	kv := x.objs[ref]
 	return kv != nil && x.users[ref][node] > 0, kv
 }
 
 // nodeView lists what is in node's view now: its pods, and the ConfigMaps
 // and Secrets they reference that exist (ADDED, with their values), and
-// every Node when it routes (nodes.go).
+// every Node, Service and EndpointSlice when it routes (nodes.go,
+// svc_index.go).
 func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	seen := map[mqtt.ObjectRef]bool{}
 	for ref := range x.byNode[node] {
@@ -266,7 +279,7 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
 	if x.routed[node] {
-		refs = append(x.nodeRefs(), refs...)
+		refs = append(append(x.nodeRefs(), x.serviceRefs()...), refs...)
 	}
 	return pods, refs
 }

@@ -78,10 +78,10 @@ func (x *index) applyNode(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) 
 	return nil
 }
 
-// switchRouting gives node ref every other Node (routed) or takes them,
-// and its own, away.
+// switchRouting gives node ref every other Node, and every Service and
+// EndpointSlice (routed), or takes them, and its own Node, away.
 func (x *index) switchRouting(ref mqtt.ObjectRef, routed bool, out *fanout) {
-	for _, c := range x.nodeRefs() {
+	for _, c := range append(x.nodeRefs(), x.serviceRefs()...) {
 		switch {
 		case routed && c.ref != ref:
 			out.add(ref.Name, c)

@@ -25,7 +25,7 @@ type walkResult struct {
 	// the Nodes whose routes changed.
 	touched map[mqtt.ObjectRef]bool
 	// allNodes: the node started or stopped routing in the range, so
-	// every Node is touched (nodes.go).
+	// every Node, Service and EndpointSlice is touched (nodes.go).
 	allNodes bool
 	relist   bool // the range is compacted
 	err      error
@@ -98,6 +98,8 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 		return res.recordPod(node, ref, ev)
 	case ref.Resource == mqtt.ResourceNodes:
 		return res.recordNode(node, ref, ev)
+	case isServiceInput(ref.Resource):
+		return res.recordService(ref, ev)
 	case isPolicyInput(ref.Resource):
 		res.policyWrites = true
 	}
