@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/agent/network/dns"
 	"github.com/bramble-edge/bramble/agent/network/sandbox"
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -56,7 +57,8 @@ func newNodeNetwork(cfg *Config) (*nodeNetwork, error) {
 		return nil, fmt.Errorf("--network-backend %q: want vxlan, host-gw or none", cfg.NetworkBackend)
 	}
 	sb, err := sandbox.New(sandbox.Config{AgentDir: cfg.AgentDir(), BinDirs: cfg.CNIBinDirs, Bridge: cfg.CNIBridge,
-		OwnConfig: true, Logger: cfg.Logger.With("component", "sandbox")})
+		OwnConfig: true, ClusterDomain: cfg.ClusterDomain, ResolvConf: podResolvConf(cfg),
+		Logger: cfg.Logger.With("component", "sandbox")})
 	if err != nil {
 		return nil, err
 	}
@@ -193,4 +195,22 @@ func decodeNodeNet(body []byte) (nodeNet, error) {
 		}
 	}
 	return nn, nil
+}
+
+// podResolvConf gives a pod's /etc/resolv.conf as the kubelet writes it for
+// its dnsPolicy: the node's cluster DNS (which runs with the overlay, when
+// not disabled) first for ClusterFirst, else the node's own resolvers
+// (--resolv-conf, or the host's choice, read at each pod's set-up).
+func podResolvConf(cfg *Config) func(*corev1.Pod) []byte {
+	var cluster []string
+	if !cfg.DisableClusterDNS && !cfg.DisableOverlay && cfg.NetworkBackend != "none" {
+		cluster = []string{cfg.ClusterDNS}
+	}
+	return func(pod *corev1.Pod) []byte {
+		host, err := dns.ReadHostConfig(dns.ChooseResolvConf(cfg.ResolvConf, dns.EtcResolvConf, dns.SystemdResolvConf))
+		if err != nil {
+			cfg.Logger.Warn("pod resolv.conf without the node's resolvers", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+		}
+		return []byte(dns.ResolvConf(pod, cluster, cfg.ClusterDomain, host))
+	}
 }

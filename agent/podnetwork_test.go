@@ -1,11 +1,15 @@
 package agent
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/agent/network/sandbox"
 )
@@ -93,5 +97,27 @@ func TestDefaultRouteIface(t *testing.T) {
 	}
 	if got := defaultRouteIface(table[:strings.Index(table, "wlan0")]); got != "" {
 		t.Errorf("no default route: got %q, want none", got)
+	}
+}
+
+// Pods get the cluster DNS first (dnsPolicy ClusterFirst) when the node
+// runs it, and the node's own resolvers when it does not.
+func TestPodResolvConf(t *testing.T) {
+	host := filepath.Join(t.TempDir(), "resolv.conf")
+	if err := os.WriteFile(host, []byte("nameserver 192.0.2.53\nsearch lan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"}}
+	cfg := &Config{ClusterDNS: "10.43.0.10", ClusterDomain: "cluster.local", ResolvConf: host, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	got := string(podResolvConf(cfg)(pod))
+	for _, want := range []string{"nameserver 10.43.0.10", "search shop.svc.cluster.local svc.cluster.local cluster.local lan", "options ndots:5"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("with cluster DNS: got %q, want a line %q", got, want)
+		}
+	}
+	cfg.DisableClusterDNS = true
+	got = string(podResolvConf(cfg)(pod))
+	if !strings.Contains(got, "nameserver 192.0.2.53") || strings.Contains(got, "10.43.0.10") {
+		t.Errorf("without cluster DNS: got %q, want the node's resolvers only", got)
 	}
 }

@@ -61,7 +61,7 @@ func (w *worker) runtimeSandbox(pod *corev1.Pod) *runtime.Sandbox {
 		return nil
 	}
 	return &runtime.Sandbox{NetNS: w.sb.NetNS, UTSNS: w.sb.UTSNS, HostsFile: w.sb.HostsFile,
-		HostnameFile: w.sb.HostnameFile, Hostname: w.sb.Hostname}
+		HostnameFile: w.sb.HostnameFile, ResolvFile: w.sb.ResolvFile, Hostname: w.sb.Hostname}
 }
 
 // podIPs are the pod's addresses: the node's on the host network (or with

@@ -52,7 +52,9 @@ type ContainerSpec struct {
 type Sandbox struct {
 	NetNS, UTSNS            string
 	HostsFile, HostnameFile string
-	Hostname                string
+	// ResolvFile is mounted as /etc/resolv.conf; empty: the host's.
+	ResolvFile string
+	Hostname   string
 }
 
 // EnvVar is one environment variable.

@@ -34,6 +34,13 @@ func (m *Manager) recordDir(uid string) string { return filepath.Join(m.cfg.reco
 // HostsFile and HostnameFile are the files mounted as the pod's /etc/hosts
 // and /etc/hostname.
 func (m *Manager) HostsFile(uid string) string { return filepath.Join(m.recordDir(uid), "hosts") }
+
+// ResolvFile is the pod's /etc/resolv.conf, written when Config.ResolvConf
+// is set.
+func (m *Manager) ResolvFile(uid string) string {
+	return filepath.Join(m.recordDir(uid), "resolv.conf")
+}
+
 func (m *Manager) HostnameFile(uid string) string {
 	return filepath.Join(m.recordDir(uid), "hostname")
 }

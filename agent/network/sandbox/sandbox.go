@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/containernetworking/cni/libcni"
 	"github.com/containernetworking/cni/pkg/invoke"
 	"github.com/containernetworking/cni/pkg/version"
@@ -46,7 +48,10 @@ type Config struct {
 	OwnConfig bool
 	// ClusterDomain names pods' FQDNs in /etc/hosts (cluster.local).
 	ClusterDomain string
-	Logger        *slog.Logger
+	// ResolvConf, when set, gives a pod's /etc/resolv.conf (the cluster
+	// DNS's, by the pod's dnsPolicy); nil leaves pods the host's.
+	ResolvConf func(pod *corev1.Pod) []byte
+	Logger     *slog.Logger
 }
 
 func (c *Config) setDefaults() error {

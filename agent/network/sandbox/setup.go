@@ -19,8 +19,10 @@ type Sandbox struct {
 	// HostsFile and HostnameFile are mounted as /etc/hosts and
 	// /etc/hostname; empty for host-network pods.
 	HostsFile, HostnameFile string
-	Hostname                string
-	IPs                     []netip.Addr
+	// ResolvFile is mounted as /etc/resolv.conf; empty: the host's.
+	ResolvFile string
+	Hostname   string
+	IPs        []netip.Addr
 }
 
 // ErrNoPodCIDR says the node has no pod range yet: pods wait for it.
@@ -66,8 +68,12 @@ func (m *Manager) Setup(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) 
 }
 
 func (m *Manager) sandboxOf(r *record) *Sandbox {
-	return &Sandbox{NetNS: r.NetNS, UTSNS: r.UTSNS, HostsFile: m.HostsFile(r.UID),
+	sb := &Sandbox{NetNS: r.NetNS, UTSNS: r.UTSNS, HostsFile: m.HostsFile(r.UID),
 		HostnameFile: m.HostnameFile(r.UID), Hostname: r.Hostname, IPs: r.IPs}
+	if _, err := os.Stat(m.ResolvFile(r.UID)); err == nil {
+		sb.ResolvFile = m.ResolvFile(r.UID)
+	}
+	return sb
 }
 
 // create records the sandbox, pins its namespaces and attaches the
@@ -111,6 +117,11 @@ func (m *Manager) attach(ctx context.Context, pod *corev1.Pod, rec *record, want
 	}
 	if err := os.WriteFile(m.HostnameFile(rec.UID), []byte(rec.Hostname+"\n"), 0o644); err != nil {
 		return err
+	}
+	if m.cfg.ResolvConf != nil {
+		if err := os.WriteFile(m.ResolvFile(rec.UID), m.cfg.ResolvConf(pod), 0o644); err != nil {
+			return err
+		}
 	}
 	rec.Ready = true
 	return m.saveRecord(rec)
