@@ -67,7 +67,11 @@ func TestPodNetworkTwoNodes(t *testing.T) {
 			t.Errorf("hostPort on na's address %s: got %q, want pod published's answer", url, got)
 		}
 	})
-	t.Run("NetworkPolicy", func(t *testing.T) { c.policySteps(s) })
+	t.Run("NetworkPolicy", func(t *testing.T) {
+		sub := *c
+		sub.t = t // failures end the subtest, not its parent
+		sub.policySteps(s)
+	})
 }
 
 // nodeCIDR waits for the Node's podCIDR.
