@@ -49,6 +49,7 @@ type agent struct {
 	net     *network     // overlay routes; nil: --network-backend none
 	network *nodeNetwork // pod sandboxes
 	dns     *clusterDNS  // nil: --disable-cluster-dns or no overlay
+	policy  *netPolicy   // NetworkPolicy; nil without the overlay
 	wg      sync.WaitGroup
 }
 
@@ -126,6 +127,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 		cfg.Logger.Warn("reboot not checked", "err", err) // the agent runs on without the Rebooted event
 	}
 	a.images.scan(ctx)
+	if a.policy != nil { // from the store, before the pod workers start
+		a.goRun(func() { a.policy.start(ctx) })
+	}
 	a.manager.Start(ctx)
 	a.syncStatic()
 	a.goRun(func() { a.status.run(ctx) })
@@ -173,6 +177,9 @@ func (a *agent) build(ctx context.Context) error {
 	if a.net != nil {
 		a.node.Annotations = a.net.annotations()
 		a.applier.SetOnNodes(a.net.changed)
+		a.policy = newNetPolicy(a.store, a.network.sb, a.net.nodeIP, cfg.Logger)
+		a.applier.SetOnPolicy(a.policy.enf.Changed)
+		a.network.sb.SetOnChange(a.policy.enf.Changed)
 	}
 	a.images = newImageDir(filepath.Join(cfg.AgentDir(), ImagesDir), filepath.Join(cfg.AgentDir(), "images-imported.json"), a.rt, cfg.Logger)
 	a.static = &staticPods{dir: filepath.Join(cfg.AgentDir(), PodManifestsDir), node: node.NodeName}

@@ -35,6 +35,7 @@ type Applier struct {
 	static   []*corev1.Pod
 	heldBack HeldBackFunc // heldback.go
 	onNodes  func()       // network.go: the Nodes in the store changed
+	onPolicy func()       // netpolicy.go: what NetworkPolicy reads changed
 }
 
 var _ client.BatchApplier = (*Applier)(nil)
@@ -65,6 +66,7 @@ func (a *Applier) ApplyBatch(_ context.Context, evs []mqtt.Event) error {
 		return fmt.Errorf("apply rev %d: %w", evs[len(evs)-1].Rev, err)
 	}
 	a.noteNodes(evs)
+	a.notePolicy(evs)
 	for i, ev := range evs {
 		for _, c := range ev.Changes {
 			if c.Resource != "pods" {
@@ -129,6 +131,9 @@ func (a *Applier) Resync(_ context.Context, st client.State) error {
 	}
 	if a.onNodes != nil {
 		a.onNodes()
+	}
+	if a.onPolicy != nil {
+		a.onPolicy()
 	}
 	return a.syncLocked()
 }

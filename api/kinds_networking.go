@@ -30,9 +30,8 @@ func init() {
 		})
 	register(&Resource{Group: "networking.k8s.io", Version: "v1", Name: "networkpolicies", Singular: "networkpolicy",
 		Kind: "NetworkPolicy", Namespaced: true, ShortNames: []string{"netpol"}, Generation: true,
-		StoredOnly: "not enforced yet: pod traffic is not filtered by NetworkPolicies",
-		newObject:  func() Object { return &networkingv1.NetworkPolicy{} },
-		newList:    func() runtime.Object { return &networkingv1.NetworkPolicyList{} }},
+		newObject: func() Object { return &networkingv1.NetworkPolicy{} },
+		newList:   func() runtime.Object { return &networkingv1.NetworkPolicyList{} }},
 		Rules{
 			Default:  func(o Object) { defaultNetworkPolicy(o.(*networkingv1.NetworkPolicy)) },
 			Validate: func(o Object) field.ErrorList { return validateNetworkPolicy(o.(*networkingv1.NetworkPolicy)) },

@@ -140,3 +140,28 @@ func TestPodsListsWhatPolicyNeeds(t *testing.T) {
 		t.Fatalf("Pods after teardown: got %+v, want none", got)
 	}
 }
+
+// SetOnChange's function runs on every set up and on the release of a pod
+// it knew, not on the release of one it never set up.
+func TestOnChangeOnSetupAndRelease(t *testing.T) {
+	m := newTestManager(t, t.TempDir(), true)
+	var calls int
+	m.SetOnChange(func() { calls++ })
+	pod := testPod("host", 1)
+	pod.Spec.HostNetwork = true
+	if _, err := m.Setup(bg, pod); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Teardown(bg, string(pod.UID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Teardown(bg, "never-set-up"); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Fatalf("onChange calls: got %d, want 2 (setup, release)", calls)
+	}
+	if ips := m.RecordedIPs("never-set-up"); ips != nil {
+		t.Fatalf("RecordedIPs without a record: got %v", ips)
+	}
+}

@@ -138,13 +138,42 @@ func (m *Manager) remember(pod *corev1.Pod, ips []netip.Addr) {
 	p := podNetwork(pod, ips)
 	m.mu.Lock()
 	m.pods[p.UID] = p
+	f := m.onChange
 	m.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 func (m *Manager) forget(uid string) {
 	m.mu.Lock()
+	_, had := m.pods[uid]
 	delete(m.pods, uid)
+	f := m.onChange
 	m.mu.Unlock()
+	if had && f != nil {
+		f()
+	}
+}
+
+// SetOnChange sets what is called (without locks held) each time a pod
+// is set up or released: Pods may have changed. NetworkPolicy's enforcer
+// compiles again then.
+func (m *Manager) SetOnChange(f func()) {
+	m.mu.Lock()
+	m.onChange = f
+	m.mu.Unlock()
+}
+
+// RecordedIPs gives the addresses a ready sandbox of the pod holds on
+// disk, nil when it has none: after an agent restart, before the pod's
+// worker set it up again, what it keeps (policy must not forget it).
+func (m *Manager) RecordedIPs(uid string) []netip.Addr {
+	rec, err := m.loadRecord(uid)
+	if err != nil || rec == nil || !rec.Ready {
+		return nil
+	}
+	return rec.IPs
 }
 
 // Pods lists the node's pods set up since the start, host network ones

@@ -91,7 +91,9 @@ type Manager struct {
 	lo   *libcni.NetworkConfigList
 	mu   sync.Mutex
 	pods map[string]*PodNetwork // by pod UID: every pod set up, host network too
-	cidr netip.Prefix
+	// onChange is called when pods changes (SetOnChange).
+	onChange func()
+	cidr     netip.Prefix
 	// own: bramble writes the config (not --network-backend none);
 	// configured: Configure ran.
 	own, configured bool
