@@ -128,3 +128,39 @@ func buildNetHelper(t *testing.T) string {
 	}
 	return bin
 }
+
+// serviceSteps puts a NodePort Service in front of web and reaches it
+// across the nodes: from the client pod on nb by ClusterIP (nb's service
+// proxy DNATs it; web still sees the client's own address), from the host
+// by NodePort on na's address, and by name at nb's cluster DNS, asked
+// from inside the client pod's network namespace.
+func (c *twoNodes) serviceSteps(s *cluster.Server, nodeA netip.Addr, client netip.Addr) {
+	t := c.t
+	apply(t, s, `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: srv}
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`)
+	ip := s.MustKubectl("get", "service", "-n", "srv", "web", "-o", "jsonpath={.spec.clusterIP}")
+	nodePort := s.MustKubectl("get", "service", "-n", "srv", "web", "-o", "jsonpath={.spec.ports[0].nodePort}")
+	svc := *c
+	svc.url = fmt.Sprintf("http://%s:80/", ip)
+	body := svc.waitReach(c.client, true, "client on nb -> Service web's ClusterIP "+ip)
+	if f := strings.Fields(body); len(f) != 2 || f[0] != "web" || !strings.HasPrefix(f[1], client.String()+":") {
+		t.Errorf("Service web answered %q, want \"web %s:<port>\"", body, client)
+	}
+	if got := mustGet(t, fmt.Sprintf("http://%s:%s/", nodeA, nodePort)); !strings.HasPrefix(got, "web ") {
+		t.Errorf("NodePort %s on na's address: got %q, want web's answer", nodePort, got)
+	}
+	name := "web.srv.svc.cluster.local"
+	var last string
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", c.client), c.helper,
+			"lookup", name+"@10.43.0.10:53").CombinedOutput()
+		last = strings.TrimSpace(string(out))
+		return err == nil && last == ip
+	}, fmt.Sprintf("%s to resolve to %s at nb's cluster DNS (last answer %q)", name, ip, last))
+}

@@ -67,6 +67,11 @@ func TestPodNetworkTwoNodes(t *testing.T) {
 			t.Errorf("hostPort on na's address %s: got %q, want pod published's answer", url, got)
 		}
 	})
+	t.Run("Service", func(t *testing.T) {
+		sub := *c
+		sub.t = t
+		sub.serviceSteps(s, na.Addr, cli["client"])
+	})
 	t.Run("NetworkPolicy", func(t *testing.T) {
 		sub := *c
 		sub.t = t // failures end the subtest, not its parent

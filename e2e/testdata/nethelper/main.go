@@ -4,19 +4,23 @@
 //	nethelper serve ADDR   answers every request with "<hostname> <client address>"
 //	nethelper get URL      prints the body of one GET; exits 1 when it fails
 //	nethelper wait URL     like get, retried for up to a minute
+//	nethelper lookup NAME@SERVER  prints NAME's addresses as SERVER (ip:port) answers
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: nethelper serve ADDR | get URL | wait URL")
+		fmt.Fprintln(os.Stderr, "usage: nethelper serve ADDR | get URL | wait URL | lookup NAME@SERVER")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -24,6 +28,11 @@ func main() {
 		serve(os.Args[2])
 	case "get":
 		if err := get(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	case "lookup":
+		if err := lookup(os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -64,5 +73,25 @@ func get(url string) error {
 		return err
 	}
 	fmt.Print(string(body))
+	return nil
+}
+
+// lookup resolves NAME with SERVER only (no search list, no hosts file).
+func lookup(arg string) error {
+	name, server, ok := strings.Cut(arg, "@")
+	if !ok {
+		return fmt.Errorf("lookup %q: want NAME@SERVER", arg)
+	}
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	addrs, err := r.LookupHost(ctx, name)
+	if err != nil {
+		return err
+	}
+	fmt.Println(strings.Join(addrs, " "))
 	return nil
 }
