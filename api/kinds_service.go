@@ -13,9 +13,8 @@ import (
 // allocated by the server's admission (server/servicealloc).
 var ServiceResource = &Resource{Version: "v1", Name: "services", Singular: "service", Kind: "Service",
 	Namespaced: true, ShortNames: []string{"svc"}, Categories: []string{"all"}, Subresources: []string{"status"},
-	StoredOnly: "ClusterIPs and NodePorts are allocated, but nothing routes them yet (no service proxy or DNS)",
-	newObject:  func() Object { return &corev1.Service{} },
-	newList:    func() runtime.Object { return &corev1.ServiceList{} }}
+	newObject: func() Object { return &corev1.Service{} },
+	newList:   func() runtime.Object { return &corev1.ServiceList{} }}
 
 func init() {
 	register(ServiceResource, Rules{
