@@ -51,6 +51,9 @@ type Config struct {
 	DisableAgent       bool // --disable-agent
 	DisableScheduler   bool // --disable-scheduler
 	DisableControllers bool // --disable-controllers
+	// Disable (--disable, repeatable) names built-in components not to
+	// run: servicelb (the LoadBalancer controller, controllers/servicelb).
+	Disable []string
 	// DisableManifests (--disable-manifests): do not apply the files of
 	// <data-dir>/server/manifests; ManifestsInterval (--manifests-interval)
 	// is how often that folder is read (0: every 10 s).

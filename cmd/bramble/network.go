@@ -17,6 +17,19 @@ import (
 func addClusterNetworkFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.ClusterCIDR, "cluster-cidr", nodeipam.DefaultClusterCIDR, "IPv4 network pod IPs come from; each node gets a range of it")
 	f.IntVar(&cfg.NodeCIDRMaskSize, "node-cidr-mask-size", nodeipam.DefaultNodeMaskSize, "prefix length of each node's pod range within --cluster-cidr")
+	f.StringSliceVar(&cfg.Disable, "disable", nil, "built-in components not to run (repeatable): servicelb (the LoadBalancer controller; leaves LoadBalancer Services to another one)")
+}
+
+// disabled checks --disable and says which components it names.
+func disabled(list []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, name := range list {
+		if name != "servicelb" {
+			return nil, fmt.Errorf("--disable %q: unknown component (known: servicelb)", name)
+		}
+		out[name] = true
+	}
+	return out, nil
 }
 
 // addNodeNetworkFlags adds the pod networking flags of a node; on `bramble
@@ -46,7 +59,11 @@ func controllersFor(cfg server.Config, backend string) (server.NewControllers, e
 			return nil, err
 		}
 	}
-	mc := manager.Config{NodeIPAM: ipam}
+	off, err := disabled(cfg.Disable)
+	if err != nil {
+		return nil, err
+	}
+	mc := manager.Config{NodeIPAM: ipam, DisableServiceLB: off["servicelb"]}
 	return func(d controllers.Deps) (server.ControllerSet, error) {
 		return manager.NewWithConfig(d, mc)
 	}, nil

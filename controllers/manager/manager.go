@@ -20,6 +20,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
 	"github.com/bramble-edge/bramble/controllers/replicaset"
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
+	"github.com/bramble-edge/bramble/controllers/servicelb"
 )
 
 // runner is one controller as the manager sees it.
@@ -44,6 +45,9 @@ type loop struct {
 // Config is what controllers need beyond Deps; zero values take defaults.
 type Config struct {
 	NodeIPAM nodeipam.Config // --cluster-cidr, --node-cidr-mask-size, --network-backend
+	// DisableServiceLB (--disable servicelb) leaves LoadBalancer Services
+	// to another controller.
+	DisableServiceLB bool
 }
 
 // New makes every controller on d.Cache with the default Config.
@@ -70,6 +74,9 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"endpoints", endpoints.New(d), 2},
 		{"endpointslice", endpoints.NewSlices(d), 2},
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
+	}
+	if !cfg.DisableServiceLB {
+		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})
 	}
 	return m, nil
 }
