@@ -72,6 +72,11 @@ func TestPodNetworkTwoNodes(t *testing.T) {
 		sub.t = t
 		sub.serviceSteps(s, na.Addr, cli["client"])
 	})
+	t.Run("LoadBalancer", func(t *testing.T) {
+		sub := *c
+		sub.t = t
+		sub.loadBalancerSteps(s, na.Addr)
+	})
 	t.Run("NetworkPolicy", func(t *testing.T) {
 		sub := *c
 		sub.t = t // failures end the subtest, not its parent
