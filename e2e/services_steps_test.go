@@ -42,16 +42,21 @@ func (c *svcClient) run(args ...string) (string, bool) {
 }
 
 // wait retries `nethelper args...` for up to 30 s until it succeeds and
-// check accepts the output, and returns that output.
+// check accepts the output, and returns that output; it fails the test
+// with the last output otherwise.
 func (c *svcClient) wait(what string, check func(string) bool, args ...string) string {
 	c.t.Helper()
 	var out string
-	cluster.WaitFor(c.t, 30*time.Second, func() bool {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var ok bool
 		out, ok = c.run(args...)
-		return ok && check(out)
-	}, fmt.Sprintf("%s (nethelper %s; last output %q)", what, strings.Join(args, " "), out))
-	return out
+		if ok && check(out) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out after 30s waiting for %s (nethelper %s; last output %q)", what, strings.Join(args, " "), out)
+		}
+	}
 }
 
 // answeredBy is a check that a nethelper server named one of want answered.
@@ -148,12 +153,16 @@ func (c *svcClient) scale(s *cluster.Server) {
 // waitRefused waits until a GET of url is refused.
 func (c *svcClient) waitRefused(url string) {
 	c.t.Helper()
-	var out string
-	cluster.WaitFor(c.t, 30*time.Second, func() bool {
-		var ok bool
-		out, ok = c.run("get", url)
-		return !ok && strings.Contains(out, "connection refused")
-	}, fmt.Sprintf("GET %s to be refused with web at 0 replicas (last: %q)", url, out))
+	refused := func(out string) bool { return strings.Contains(out, "connection refused") }
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, ok := c.run("get", url)
+		if !ok && refused(out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("GET %s not refused 30s after web was scaled to 0 (last: %q)", url, out)
+		}
+	}
 }
 
 // offline, with the server stopped: near (its endpoint on nb, the
