@@ -5,6 +5,8 @@
 //	nethelper get URL      prints the body of one GET; exits 1 when it fails
 //	nethelper wait URL     like get, retried for up to a minute
 //	nethelper lookup NAME@SERVER  prints NAME's addresses as SERVER (ip:port) answers
+//	nethelper lookup NAME         the same with the resolvers of /etc/resolv.conf
+//	nethelper cname NAME[@SERVER] prints NAME's canonical name (its CNAME target)
 package main
 
 import (
@@ -20,7 +22,7 @@ import (
 
 func main() {
 	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: nethelper serve ADDR | get URL | wait URL | lookup NAME@SERVER")
+		fmt.Fprintln(os.Stderr, "usage: nethelper serve ADDR | get URL | wait URL | lookup NAME[@SERVER] | cname NAME[@SERVER]")
 		os.Exit(2)
 	}
 	switch os.Args[1] {
@@ -31,8 +33,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-	case "lookup":
-		if err := lookup(os.Args[2]); err != nil {
+	case "lookup", "cname":
+		if err := lookup(os.Args[1], os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -76,18 +78,27 @@ func get(url string) error {
 	return nil
 }
 
-// lookup resolves NAME with SERVER only (no search list, no hosts file).
-func lookup(arg string) error {
+// lookup resolves NAME with SERVER only (no search list, no hosts file),
+// or without @SERVER as /etc/resolv.conf says (search list, ndots). Mode
+// "cname" prints the canonical name instead of the addresses.
+func lookup(mode, arg string) error {
 	name, server, ok := strings.Cut(arg, "@")
-	if !ok {
-		return fmt.Errorf("lookup %q: want NAME@SERVER", arg)
+	r := &net.Resolver{PreferGo: true}
+	if ok {
+		r.Dial = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, server)
+		}
 	}
-	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, server)
-	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
+	if mode == "cname" {
+		cname, err := r.LookupCNAME(ctx, name)
+		if err == nil {
+			fmt.Println(cname)
+		}
+		return err
+	}
 	addrs, err := r.LookupHost(ctx, name)
 	if err != nil {
 		return err
