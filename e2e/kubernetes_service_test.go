@@ -55,6 +55,11 @@ spec:
 	}
 	ca := filepath.Join(s.DataDir, "server", "tls", "ca.crt")
 	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("last tlsget answer: %s", last)
+		}
+	}()
 	cluster.WaitFor(t, 30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 		defer cancel()
@@ -62,7 +67,7 @@ spec:
 			"tlsget", "https://10.43.0.1:443/version", ca, "kubernetes.default.svc").CombinedOutput()
 		last = strings.TrimSpace(string(out))
 		return err == nil && strings.Contains(last, "gitVersion")
-	}, "the pod to GET https://10.43.0.1/version, verified for kubernetes.default.svc (last: "+last+")")
+	}, "the pod to GET https://10.43.0.1/version, verified for kubernetes.default.svc")
 }
 
 // waitNodeResolves waits until the cluster DNS of the node in network
