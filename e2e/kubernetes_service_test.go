@@ -53,7 +53,14 @@ spec:
 		t.Errorf("pod env KUBERNETES_SERVICE_HOST=%q KUBERNETES_SERVICE_PORT=%q, want 10.43.0.1 and 443",
 			env["KUBERNETES_SERVICE_HOST"], env["KUBERNETES_SERVICE_PORT"])
 	}
-	ca := filepath.Join(s.DataDir, "server", "tls", "ca.crt")
+	waitTLSGet(t, pid, helper, filepath.Join(s.DataDir, "server", "tls", "ca.crt"))
+}
+
+// waitTLSGet waits until, from pid's network namespace, an HTTPS GET of
+// https://10.43.0.1:443/version answers 200, the certificate verified
+// against ca for kubernetes.default.svc.
+func waitTLSGet(t *testing.T, pid int, helper, ca string) {
+	t.Helper()
 	var last string
 	defer func() {
 		if t.Failed() {
@@ -75,6 +82,11 @@ spec:
 func waitNodeResolves(t *testing.T, nsPath, helper, name, want string) {
 	t.Helper()
 	var last string
+	defer func() {
+		if t.Failed() {
+			t.Logf("last answer for %s: %s", name, last)
+		}
+	}()
 	cluster.WaitFor(t, 30*time.Second, func() bool {
 		out, err := exec.Command("nsenter", "--net="+nsPath, helper, "lookup", name+"@10.43.0.10:53").CombinedOutput()
 		last = strings.TrimSpace(string(out))
