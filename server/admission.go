@@ -59,7 +59,10 @@ func (s *Server) useAdmission(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("service allocations: %w", err)
 	}
 	s.Registry.Use(alloc)
-	return ensureKubernetesService(ctx, s.Registry, alloc.KubernetesIP(), cfg.HTTPSPort)
+	if err := ensureKubernetesService(ctx, s.Registry, alloc.KubernetesIP(), cfg.HTTPSPort); err != nil {
+		return err
+	}
+	return s.startAPIEndpoints(ctx, cfg)
 }
 
 // ensureKubernetesService creates default/kubernetes, the API's Service at

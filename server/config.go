@@ -41,7 +41,10 @@ type Config struct {
 	// ServiceCIDR (--service-cidr, default 10.43.0.0/16) and
 	// ServiceNodePortRange (--service-node-port-range, default
 	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.
-	ServiceCIDR          string
+	ServiceCIDR string
+	// ClusterDomain (the node's --cluster-domain, default cluster.local)
+	// names kubernetes.default.svc.<domain> in the serving certificate.
+	ClusterDomain        string
 	ServiceNodePortRange string
 	// ClusterCIDR (--cluster-cidr, default 10.42.0.0/16) is cut into
 	// ranges of NodeCIDRMaskSize bits (--node-cidr-mask-size, default 24),

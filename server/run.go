@@ -165,7 +165,7 @@ func (s *Server) openState(ctx context.Context, cfg Config) error {
 	if err := s.openSecrets(ctx, cfg); err != nil {
 		return err
 	}
-	if s.PKI, err = pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: cfg.TLSSANs, Logger: s.log}); err != nil {
+	if s.PKI, err = pki.Load(filepath.Join(cfg.serverDir(), "tls"), pki.Config{SANs: append(cfg.TLSSANs, kubernetesSANs(cfg)...), Logger: s.log}); err != nil {
 		return fmt.Errorf("cluster certificates: %w", err)
 	}
 	return nil

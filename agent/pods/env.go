@@ -11,9 +11,10 @@ import (
 )
 
 // resolveEnv turns a container's envFrom and env into plain variables:
-// envFrom first, then env, a later name replacing an earlier one. A missing
+// the service variables svcEnv first, then envFrom, then env, a later name
+// replacing an earlier one (as the kubelet: the user's env wins). A missing
 // object or key that is not optional is an error wrapping errConfig.
-func resolveEnv(ctx context.Context, lookup Lookup, pod *corev1.Pod, c *corev1.Container, nodeIP string) ([]runtime.EnvVar, error) {
+func resolveEnv(ctx context.Context, lookup Lookup, pod *corev1.Pod, c *corev1.Container, nodeIP string, svcEnv []corev1.EnvVar) ([]runtime.EnvVar, error) {
 	var out []runtime.EnvVar
 	index := map[string]int{}
 	set := func(name, value string) {
@@ -23,6 +24,9 @@ func resolveEnv(ctx context.Context, lookup Lookup, pod *corev1.Pod, c *corev1.C
 		}
 		index[name] = len(out)
 		out = append(out, runtime.EnvVar{Name: name, Value: value})
+	}
+	for _, e := range svcEnv {
+		set(e.Name, e.Value)
 	}
 	for _, src := range c.EnvFrom {
 		data, err := envFromSource(ctx, lookup, pod.Namespace, src)

@@ -55,7 +55,7 @@ func TestResolveEnv(t *testing.T) {
 	}
 	for _, c := range cases {
 		ctr := &corev1.Container{Name: "app", Env: c.env, EnvFrom: c.envFrom}
-		got, err := resolveEnv(context.Background(), store.lookup, pod, ctr, "10.0.0.5")
+		got, err := resolveEnv(context.Background(), store.lookup, pod, ctr, "10.0.0.5", nil)
 		if c.wantErr {
 			if !errors.Is(err, errConfig) {
 				t.Errorf("%s: got error %v, want a config error", c.name, err)

@@ -70,6 +70,9 @@ type Config struct {
 	// SeccompRoot holds Localhost seccomp profiles (the kubelet's
 	// /var/lib/kubelet/seccomp); default <DataDir>/agent/seccomp.
 	SeccompRoot string
+	// Services lists the Services a pod of namespace ns gets variables
+	// for: ns's and default/kubernetes (nil: no service variables).
+	Services func(ns string) []*corev1.Service
 }
 
 func (c *Config) setDefaults() error {

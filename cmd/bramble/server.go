@@ -95,6 +95,7 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 		return err
 	}
 	cfg.Controllers = ctrl
+	cfg.ClusterDomain = node.ClusterDomain
 	platforms, err := startImagePlatforms(ctx, node.RegistriesFile, cfg.Logger)
 	if err != nil {
 		return err
