@@ -160,7 +160,10 @@ spec:
 	cluster.WaitFor(t, 30*time.Second, func() bool {
 		out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/ns/net", c.client), c.helper,
 			"lookup", name+"@10.43.0.10:53").CombinedOutput()
-		last = strings.TrimSpace(string(out))
+		if got := strings.TrimSpace(string(out)); got != last {
+			last = got
+			t.Logf("%s at nb's cluster DNS: %q", name, last)
+		}
 		return err == nil && last == ip
-	}, fmt.Sprintf("%s to resolve to %s at nb's cluster DNS (last answer %q)", name, ip, last))
+	}, fmt.Sprintf("%s to resolve to %s at nb's cluster DNS", name, ip))
 }
