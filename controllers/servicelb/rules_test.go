@@ -32,7 +32,7 @@ func TestServingNodes(t *testing.T) {
 func TestLabelledNodes(t *testing.T) {
 	h := start(t)
 	h.node("n1", "10.0.0.1", "", nil)
-	n2 := h.node("n2", "10.0.0.2", "", map[string]string{LabelEnableLB: "true"})
+	h.node("n2", "10.0.0.2", "", map[string]string{LabelEnableLB: "true"})
 	h.node("n3", "10.0.0.3", "", map[string]string{LabelEnableLB: "false"})
 	h.service("web", nil)
 	h.service("local", func(s *corev1.Service) {
@@ -45,7 +45,7 @@ func TestLabelledNodes(t *testing.T) {
 	h.slice("local", "n1", "n2")
 	h.waitIngress("local", "10.0.0.2")
 
-	n2 = controllertest.MustGet[*corev1.Node](h.Env, nodes, "", "n2")
+	n2 := controllertest.MustGet[*corev1.Node](h.Env, nodes, "", "n2")
 	delete(n2.Labels, LabelEnableLB)
 	if _, err := h.Client.Update(h.Ctx, n2); err != nil {
 		t.Fatal(err)
