@@ -14,7 +14,7 @@ import (
 // rebootPods is how many pods the offline reboot benchmark runs.
 const rebootPods = 10
 
-// readyPod is a busybox pod serving HTTP on the host's port with an
+// readyPod is a busybox pod serving HTTP on its own address with an
 // httpGet readiness probe against it, as a small web service on a node.
 func readyPod(name, node string, port int) string {
 	return fmt.Sprintf(`apiVersion: v1
@@ -29,7 +29,7 @@ spec:
   - name: web
     image: %[3]s
     imagePullPolicy: Never
-    command: ["sh", "-c", "echo ok >/tmp/ok && exec httpd -f -p 127.0.0.1:%[4]d -h /tmp"]
+    command: ["sh", "-c", "echo ok >/tmp/ok && exec httpd -f -p %[4]d -h /tmp"]
     readinessProbe:
       httpGet: {path: /ok, port: %[4]d}
       periodSeconds: 1
