@@ -103,7 +103,7 @@ func nodeCapacity(name string) resource.Quantity {
 	case "ephemeral-storage":
 		var st syscall.Statfs_t
 		if syscall.Statfs("/", &st) == nil {
-			return *resource.NewQuantity(int64(st.Blocks)*st.Bsize, resource.BinarySI)
+			return *resource.NewQuantity(int64(st.Blocks)*int64(st.Bsize), resource.BinarySI)
 		}
 	}
 	return resource.Quantity{}
