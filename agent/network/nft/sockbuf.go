@@ -10,9 +10,10 @@ import (
 // one sendmsg) and its acknowledgements fit in the netlink socket.
 const sockBuffer = 32 << 20
 
-// bigBuffers raises the socket's buffers past the sysctl caps (the agent
-// runs as root with CAP_NET_ADMIN), falling back to the capped calls.
-func bigBuffers(c *netlink.Conn) error {
+// BigBuffers raises the socket's buffers past the sysctl caps (the agent
+// runs as root with CAP_NET_ADMIN), falling back to the capped calls; for
+// nftables.WithSockOptions, by every owner that sends large batches.
+func BigBuffers(c *netlink.Conn) error {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return err

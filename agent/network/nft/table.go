@@ -45,7 +45,7 @@ type Conn struct {
 // netns (an open /proc/<pid>/ns/net or /run/netns/<name>), or of the
 // calling process when netns is negative.
 func Open(netns int) (*Conn, error) {
-	opts := []nftables.ConnOption{nftables.WithSockOptions(bigBuffers)}
+	opts := []nftables.ConnOption{nftables.WithSockOptions(BigBuffers)}
 	if netns >= 0 {
 		opts = append(opts, nftables.WithNetNSFd(netns))
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/nftables"
-	"github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
+
+	"github.com/bramble-edge/bramble/agent/network/nft"
 )
 
 // TableName is bramble's table; the policy part owns only its "policy-" chains
@@ -37,13 +37,11 @@ type ownTable struct{ netns int }
 
 var _ Transaction = ownTable{}
 
-// sockBuffer lets one large batch and its acknowledgements fit in the
-// netlink socket (the default 208 KiB overflows near 200 messages' acks).
-const sockBuffer = 32 << 20
-
 func (o ownTable) Begin(prefix string) (*nftables.Conn, *nftables.Table, Owned, error) {
 	var owned Owned
-	opts := []nftables.ConnOption{nftables.WithSockOptions(bigBuffers)}
+	// Big buffers: at the default 208 KiB one large batch overflows near
+	// 200 messages' acknowledgements.
+	opts := []nftables.ConnOption{nftables.WithSockOptions(nft.BigBuffers)}
 	if o.netns != 0 {
 		opts = append(opts, nftables.WithNetNSFd(o.netns))
 	}
@@ -96,27 +94,4 @@ func (ownTable) Commit(conn *nftables.Conn) error {
 		return fmt.Errorf("nftables transaction on inet %s: %w", TableName, err)
 	}
 	return nil
-}
-
-// bigBuffers raises the socket's buffers past the sysctl caps (the agent
-// runs as root with CAP_NET_ADMIN), falling back to the capped calls.
-func bigBuffers(c *netlink.Conn) error {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	err = raw.Control(func(fd uintptr) {
-		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, sockBuffer)
-		if serr == nil {
-			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, sockBuffer)
-		}
-	})
-	if err == nil && serr == nil {
-		return nil
-	}
-	if err := c.SetWriteBuffer(sockBuffer); err != nil {
-		return err
-	}
-	return c.SetReadBuffer(sockBuffer)
 }
