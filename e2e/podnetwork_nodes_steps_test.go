@@ -93,10 +93,17 @@ spec: {podSelector: {}, policyTypes: [Egress]}
 // returns them by pod name.
 func podIPs(t *testing.T, s *cluster.Server, ns string, n int) map[string]netip.Addr {
 	t.Helper()
+	return runningPodIPs(t, s, n, 60*time.Second, fmt.Sprintf("%d pods of namespace %s running with a pod IP", n, ns), "-n", ns)
+}
+
+// runningPodIPs waits until the pods kubectl lists with args are n, all
+// Running with an address, and returns the addresses by pod name.
+func runningPodIPs(t *testing.T, s *cluster.Server, n int, timeout time.Duration, what string, args ...string) map[string]netip.Addr {
+	t.Helper()
 	out := map[string]netip.Addr{}
-	cluster.WaitFor(t, 60*time.Second, func() bool {
-		list, _, err := s.Kubectl("get", "pods", "-n", ns, "-o",
-			`jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.podIP}{"\n"}{end}`)
+	cluster.WaitFor(t, timeout, func() bool {
+		list, _, err := s.Kubectl(append(append([]string{"get", "pods"}, args...), "-o",
+			`jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.podIP}{"\n"}{end}`)...)
 		if err != nil {
 			return false
 		}
@@ -113,7 +120,7 @@ func podIPs(t *testing.T, s *cluster.Server, ns string, n int) map[string]netip.
 			out[f[0]] = ip
 		}
 		return len(out) == n
-	}, fmt.Sprintf("%d pods of namespace %s running with a pod IP", n, ns))
+	}, what)
 	return out
 }
 

@@ -120,28 +120,7 @@ spec:
 // each, and returns them by pod name.
 func waitPodIPs(t *testing.T, s *cluster.Server, selector string, n int) map[string]netip.Addr {
 	t.Helper()
-	out := map[string]netip.Addr{}
-	cluster.WaitFor(t, 90*time.Second, func() bool {
-		list, _, err := s.Kubectl("get", "pods", "-n", "net", "-l", selector, "-o",
-			`jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.podIP}{"\n"}{end}`)
-		if err != nil {
-			return false
-		}
-		clear(out)
-		for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
-			f := strings.Fields(line)
-			if len(f) != 3 || f[1] != "Running" {
-				return false
-			}
-			ip, err := netip.ParseAddr(f[2])
-			if err != nil {
-				return false
-			}
-			out[f[0]] = ip
-		}
-		return len(out) == n
-	}, fmt.Sprintf("%d pods %s running with a pod IP", n, selector))
-	return out
+	return runningPodIPs(t, s, n, 90*time.Second, fmt.Sprintf("%d pods %s running with a pod IP", n, selector), "-n", "net", "-l", selector)
 }
 
 // mustGet GETs url from the host, retrying for up to 30 s.
