@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/internal/tmpfstest"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/client"
 )
@@ -24,7 +23,7 @@ import (
 // Once space is freed the pod is stored and handed to the pod manager.
 func TestPodsHeldBackOnAFullDiskAreReported(t *testing.T) {
 	ctx := context.Background()
-	dir := mountTmpfs(t, "1m")
+	dir := tmpfstest.Mount(t, "1m")
 	m := &fakeManager{}
 	a := NewApplier(openStore(t, dir), m)
 	var held []string
@@ -38,7 +37,7 @@ func TestPodsHeldBackOnAFullDiskAreReported(t *testing.T) {
 	if err := a.Apply(ctx, mqtt.Event{Type: mqtt.EventChanges, Rev: 1, Changes: []mqtt.Change{old}}); err != nil {
 		t.Fatal(err)
 	}
-	ballast := fillFilesystem(t, dir)
+	ballast := tmpfstest.Fill(t, dir)
 	big := testPod("new", "u1")
 	big.Annotations = map[string]string{"fill": string(bytes.Repeat([]byte("x"), 64<<10))}
 	ev := mqtt.Event{Type: mqtt.EventChanges, Rev: 2, Prev: 1, Changes: []mqtt.Change{
@@ -59,42 +58,4 @@ func TestPodsHeldBackOnAFullDiskAreReported(t *testing.T) {
 		t.Fatalf("resync after space was freed: %v", err)
 	}
 	wantCalls(t, m, "sync new,old")
-}
-
-// mountTmpfs mounts a tmpfs of size on a new directory, unmounted at
-// cleanup. It needs root and fails loudly without it.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tmpfs")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount a %s tmpfs (needs root): %v: %s", size, err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fillFilesystem writes a file in dir until the filesystem is full.
-func fillFilesystem(t *testing.T, dir string) string {
-	t.Helper()
-	path := filepath.Join(dir, "ballast")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := bytes.Repeat([]byte{1}, 4<<10)
-	for err == nil {
-		_, err = f.Write(chunk)
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("fill %s: got %v, want ENOSPC", dir, err)
-	}
-	return path
 }

@@ -6,41 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/internal/tmpfstest"
 )
-
-// mountTmpfs mounts a tmpfs of size (e.g. "4m") on a new directory and
-// unmounts it at cleanup. It needs root and fails loudly without it: the
-// test is about a real full filesystem.
-func mountTmpfs(t testing.TB, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tmpfs")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount a %s tmpfs (needs root): %v: %s", size, err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // TestFullDiskIsReported (issue 14, defect 5): on a real full filesystem
 // writes fail with ErrNoSpace, Health says why while reads go on, and
 // once space is freed writes succeed and Health is nil again.
 func TestFullDiskIsReported(t *testing.T) {
 	ctx := context.Background()
-	dir := mountTmpfs(t, "4m")
+	dir := tmpfstest.Mount(t, "4m")
 	ballast := filepath.Join(dir, "ballast")
 	if err := os.WriteFile(ballast, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)

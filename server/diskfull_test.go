@@ -1,17 +1,14 @@
 package server
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/tmpfstest"
 )
 
 // TestFullDiskIsSurfaced (issue 14, defect 5) runs a real server whose
@@ -21,10 +18,10 @@ import (
 // server writes again, records a DatastoreOutOfSpace Event then a
 // DatastoreWritable one, and is ready.
 func TestFullDiskIsSurfaced(t *testing.T) {
-	e := &revokeEnv{t: t, dir: mountTmpfs(t, "24m")}
+	e := &revokeEnv{t: t, dir: tmpfstest.Mount(t, "24m")}
 	e.start()
 	admin := e.admin()
-	ballast := fillFilesystem(t, e.dir)
+	ballast := tmpfstest.Fill(t, e.dir)
 
 	cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big-%d"},"data":{"k":"` + strings.Repeat("x", 256<<10) + `"}}`
 	code, body := 0, ""
@@ -60,45 +57,4 @@ func TestFullDiskIsSurfaced(t *testing.T) {
 	if code, body := e.call(admin, http.MethodPost, "/api/v1/namespaces/default/configmaps", fmt.Sprintf(cm, 999)); code != http.StatusCreated {
 		t.Fatalf("write after space was freed: got %d %s", code, body)
 	}
-}
-
-// mountTmpfs mounts a tmpfs of size on a new directory, unmounted at
-// cleanup. It needs root and fails loudly without it.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tmpfs")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mount a %s tmpfs (needs root): %v: %s", size, err, out)
-	}
-	t.Cleanup(func() { // registered before the server's Stop, so it runs after it
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
-
-// fillFilesystem writes a file in dir until the filesystem is full and
-// returns its path.
-func fillFilesystem(t *testing.T, dir string) string {
-	t.Helper()
-	path := filepath.Join(dir, "ballast")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := bytes.Repeat([]byte{1}, 64<<10)
-	for {
-		if _, err = f.Write(chunk); err != nil {
-			break
-		}
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("fill %s: got %v, want ENOSPC", dir, err)
-	}
-	return path
 }

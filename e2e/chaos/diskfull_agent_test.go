@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/tmpfstest"
 )
 
 // TestAgentDiskFull runs a real agent whose data dir is a small tmpfs and
@@ -21,7 +22,7 @@ import (
 func TestAgentDiskFull(t *testing.T) {
 	t.Parallel()
 	const node, ns = "pi-diskfull", "bramble-chaos-diskfull"
-	dir := mountTmpfs(t, "8m")
+	dir := tmpfstest.Mount(t, "8m")
 	d := cluster.PrivateContainerd(t)
 	s := cluster.StartServer(t)
 	a := cluster.StartAgentWithDataDir(t, dir, s, d, ns, "--token", cluster.JoinToken(t, s), "--node-name", node)
@@ -31,7 +32,7 @@ func TestAgentDiskFull(t *testing.T) {
 	b.run("before", 3, 0)
 	converge(t, c, a, node, 60*time.Second)
 
-	ballast := fill(t, dir)
+	ballast := tmpfstest.Fill(t, dir)
 	b.run("full", pick(6, 30), 0)
 	var held []string
 	cluster.WaitFor(t, 60*time.Second, func() bool {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/tmpfstest"
 )
 
 // TestServerDiskFull runs the server on a small tmpfs and fills it while
@@ -22,7 +23,7 @@ import (
 // no acknowledged write is lost, before or after a kill -9 and restart.
 func TestServerDiskFull(t *testing.T) {
 	t.Parallel()
-	dir := mountTmpfs(t, "40m")
+	dir := tmpfstest.Mount(t, "40m")
 	s := cluster.StartServerWithDataDir(t, filepath.Join(dir, "data"))
 	c := cluster.NewClient(t, s.Kubeconfig)
 	acked, refused := writeWhileFilling(t, c, dir)
@@ -97,7 +98,7 @@ func writeWhileFilling(t *testing.T, c *cluster.Client, dir string) (map[string]
 		}()
 	}
 	time.Sleep(500 * time.Millisecond)
-	fill(t, dir)
+	tmpfstest.Fill(t, dir)
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()
