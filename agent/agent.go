@@ -83,7 +83,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Roots: ren.roots, Applier: a.applier,
-		Rev: a.store.Rev(), Logger: cfg.Logger,
+		Rev: a.store.Rev(), Logger: cfg.Logger, OnConnect: a.status.resend,
 		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
 	if err != nil {
 		return fmt.Errorf("mqtt: %w", err)
@@ -168,6 +168,7 @@ func (a *agent) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}
+	a.status.alive = a.manager.Runs
 	a.applier = NewApplier(a.store, a.manager)
 	a.applier.SetHeldBack(func(pod *corev1.Pod, err error) { a.status.OnStatus(pod, heldBackStatus(err)) })
 	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {

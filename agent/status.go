@@ -29,21 +29,80 @@ var _ Publisher = (*client.Client)(nil)
 // status of each pod is kept; a batch that fails stays queued unless a
 // newer status replaced it. Static pods are never reported: they are no
 // API objects.
+//
+// The last status sent of each pod is kept too, and sent again after every
+// reconnect (resend): the broker acknowledging a report does not mean the
+// server wrote it (a server stopped or killed just after may not have), and
+// a pod whose status does not change would otherwise never be reported
+// again. The server writes only what differs from the stored pod, so a
+// repeat costs it a comparison.
 type statusBatch struct {
 	node   string
 	delay  time.Duration
 	logger *slog.Logger
 	static func(types.UID) bool
+	// alive reports whether a pod is still the agent's (nil: all are); the
+	// last statuses of the others are forgotten.
+	alive func(types.UID) bool
 
 	mu      sync.Mutex
 	pending map[string]mqtt.PodStatusEntry
+	sent    map[string]mqtt.PodStatusEntry
+	pruneAt int // len(sent) at which to forget the statuses of gone pods
 	pub     Publisher
 	kick    chan struct{}
 }
 
+// minPruneAt is the fewest last statuses kept before gone pods' are looked for.
+const minPruneAt = 64
+
 func newStatusBatch(node string, delay time.Duration, static func(types.UID) bool, logger *slog.Logger) *statusBatch {
 	return &statusBatch{node: node, delay: delay, logger: logger, static: static,
-		pending: map[string]mqtt.PodStatusEntry{}, kick: make(chan struct{}, 1)}
+		pending: map[string]mqtt.PodStatusEntry{}, sent: map[string]mqtt.PodStatusEntry{},
+		pruneAt: minPruneAt, kick: make(chan struct{}, 1)}
+}
+
+// resend queues the last status sent of every pod still the agent's,
+// unless a newer one is queued already: the MQTT client's OnConnect.
+func (b *statusBatch) resend() {
+	b.mu.Lock()
+	b.prune()
+	for k, e := range b.sent {
+		if _, newer := b.pending[k]; !newer {
+			b.pending[k] = e
+		}
+	}
+	n := len(b.sent)
+	b.mu.Unlock()
+	if n > 0 {
+		b.logger.Debug("pod statuses sent again after a reconnect", "pods", n)
+		b.poke()
+	}
+}
+
+// noteSent records entries as published, forgetting gone pods' statuses
+// when they have piled up. b.mu is held.
+func (b *statusBatch) noteSent(entries []mqtt.PodStatusEntry) {
+	for _, e := range entries {
+		b.sent[e.Namespace+"/"+e.Name] = e
+	}
+	if len(b.sent) >= b.pruneAt {
+		b.prune()
+		b.pruneAt = max(minPruneAt, 2*len(b.sent))
+	}
+}
+
+// prune forgets the last statuses of pods no longer the agent's. b.mu is
+// held.
+func (b *statusBatch) prune() {
+	if b.alive == nil {
+		return
+	}
+	for k, e := range b.sent {
+		if !b.alive(types.UID(e.UID)) {
+			delete(b.sent, k)
+		}
+	}
 }
 
 // OnStatus is the pods.StatusFunc.
@@ -118,6 +177,9 @@ func (b *statusBatch) flush(ctx context.Context) {
 			b.requeue(entries)
 			return
 		}
+		b.mu.Lock()
+		b.noteSent(entries)
+		b.mu.Unlock()
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"strconv"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -77,5 +79,42 @@ func TestStatusBatchSplitsLargeBatches(t *testing.T) {
 	}
 	if len(pub.got) != 2 || total != n {
 		t.Errorf("got %d reports with %d pods, want 2 with %d", len(pub.got), total, n)
+	}
+}
+
+// TestStatusBatchResendsAfterReconnect: after a reconnect the last status
+// sent of each pod still the agent's goes out again (the server may have
+// lost it), a newer queued status wins over it, and a gone pod's is
+// forgotten.
+func TestStatusBatchResendsAfterReconnect(t *testing.T) {
+	b := newStatusBatch("pi", 0, isStaticUID, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	gone := map[string]bool{}
+	b.alive = func(uid types.UID) bool { return !gone[string(uid)] }
+	pub := &fakePublisher{}
+	b.setPublisher(pub)
+	for _, name := range []string{"a", "b", "c"} {
+		b.OnStatus(testPod(name, "u-"+name), corev1.PodStatus{Phase: corev1.PodRunning})
+	}
+	b.flush(context.Background())
+	b.resend() // nothing lost yet, but nothing tells the agent so
+	b.flush(context.Background())
+	if len(pub.got) != 2 || len(pub.got[1].Pods) != 3 {
+		t.Fatalf("after a reconnect: got %d reports, want a second one with all 3 pods", len(pub.got))
+	}
+
+	gone["u-b"] = true
+	b.OnStatus(testPod("c", "u-c"), corev1.PodStatus{Phase: corev1.PodSucceeded})
+	b.resend()
+	b.flush(context.Background())
+	got := map[string]corev1.PodPhase{}
+	for _, e := range pub.got[2].Pods {
+		got[e.Name] = e.Status.Phase
+	}
+	want := map[string]corev1.PodPhase{"a": corev1.PodRunning, "c": corev1.PodSucceeded}
+	if len(pub.got) != 3 || !maps.Equal(got, want) {
+		t.Errorf("resend with b gone and c newer: got %v in %d reports, want %v in a third", got, len(pub.got), want)
+	}
+	if _, kept := b.sent["default/b"]; kept {
+		t.Error("the gone pod's last status is still kept")
 	}
 }

@@ -182,6 +182,15 @@ func (m *Manager) Stop() {
 	m.wg.Wait()
 }
 
+// Runs reports whether the Manager has a worker for the pod with uid: a
+// pod it was given and has not finished deleting.
+func (m *Manager) Runs(uid types.UID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.workers[uid]
+	return ok
+}
+
 func (m *Manager) startWorker(w *worker) {
 	if m.ctx == nil || w.started {
 		return

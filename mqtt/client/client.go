@@ -81,6 +81,12 @@ type Config struct {
 	// publishes the answers. It runs on paho's delivery goroutine and must
 	// not block.
 	OnRPC func(c *Client, topic string, payload []byte)
+	// OnConnect, when set, is called after every connect and reconnect,
+	// once the client is subscribed and has announced its presence. It
+	// must not block. The agent re-sends its pods' statuses from it: a
+	// report the broker took just before the server went away may never
+	// have been written.
+	OnConnect func()
 	// GapWait is how long to wait at least for the server's catch-up after
 	// a gap before relisting by REST (default 5s; each wait is drawn
 	// between GapWait and twice it).

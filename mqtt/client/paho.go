@@ -53,6 +53,9 @@ func (c *Client) onConnect(pc paho.Client) {
 	pc.Publish(mqtt.PresenceTopic(c.node), 1, true, presenceOnline)
 	c.log.Debug("MQTT connected and subscribed")
 	c.q.push(item{connected: true})
+	if c.cfg.OnConnect != nil {
+		c.cfg.OnConnect()
+	}
 }
 
 func (c *Client) subscribe(pc paho.Client) bool {

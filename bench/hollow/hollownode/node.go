@@ -42,7 +42,7 @@ func startNode(ctx context.Context, cfg *Config, creds *join.Credentials) (*Node
 	n := &Node{name: creds.NodeName, cfg: cfg, log: cfg.Logger.With("node", creds.NodeName), done: make(chan struct{})}
 	n.pods = newPodRunner(n)
 	n.hb = n.heartbeatTemplate()
-	ccfg := client.Config{Credentials: creds, Applier: n.pods, Logger: cfg.Logger}
+	ccfg := client.Config{Credentials: creds, Applier: n.pods, Logger: cfg.Logger, OnConnect: n.pods.resend}
 	if cfg.OnReceive != nil {
 		name := n.name
 		ccfg.OnReceive = func(ev *mqtt.Event, at time.Time) { cfg.OnReceive(name, ev, at) }

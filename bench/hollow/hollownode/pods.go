@@ -129,6 +129,18 @@ func (r *podRunner) finish(ref mqtt.ObjectRef, uid types.UID) {
 	}
 }
 
+// resend marks every pod's status as not reported, as the agent sends its
+// pods' last statuses again after a reconnect (the server may have taken a
+// report and stopped before writing it).
+func (r *podRunner) resend() {
+	r.mu.Lock()
+	for _, fp := range r.pods {
+		fp.reported = ""
+	}
+	r.mu.Unlock()
+	r.signal()
+}
+
 func (r *podRunner) signal() {
 	select {
 	case r.changed <- struct{}{}:
