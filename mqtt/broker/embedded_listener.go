@@ -115,10 +115,14 @@ func (l *tlsListener) untrack(c *brokerConn) {
 	l.mu.Unlock()
 }
 
-// Close stops accepting, lets the broker disconnect its clients and then
-// ends any connection still open (one that was between handshake and
-// CONNECT when the broker listed its clients).
-func (l *tlsListener) Close(closeClients listeners.CloseFn) {
+// Close stops accepting and ends every connection; each session then ends
+// as on a lost connection (its Last Will is published). mochi's own closer
+// (closeListenerClients) is not called: its Clients.GetByListener takes the
+// clients' read lock twice, and a session ending or starting in between
+// (a write lock waiting) deadlocks the broker's shutdown (mochi v2.7.9).
+// Every client of this listener came through track, so ending the tracked
+// connections disconnects them all.
+func (l *tlsListener) Close(listeners.CloseFn) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -128,7 +132,6 @@ func (l *tlsListener) Close(closeClients listeners.CloseFn) {
 	l.mu.Unlock()
 	_ = l.ln.Close()
 	l.entered.Wait()
-	closeClients(listenerID)
 	l.mu.Lock()
 	rest := make([]*brokerConn, 0, len(l.conns))
 	for c := range l.conns {
