@@ -164,7 +164,8 @@ func (a *agent) build(ctx context.Context) error {
 	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
-		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger)})
+		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),
+		ServicesSynced: storeServicesSynced(a.store, func() bool { return a.net != nil })})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}

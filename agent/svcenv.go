@@ -5,7 +5,24 @@ import (
 	"log/slog"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
+
+// storeServicesSynced reports whether the store holds the Services the
+// server publishes, for the pod manager's wait before service variables:
+// always when the agent does not route (it is sent none), else once
+// default/kubernetes is there (every cluster has it, and the publisher
+// sends a routing node all Services together).
+func storeServicesSynced(store *Store, routes func() bool) func() bool {
+	return func() bool {
+		if !routes() {
+			return true
+		}
+		_, ok := store.Get(mqtt.ObjectRef{Resource: storeServices, Namespace: "default", Name: "kubernetes"})
+		return ok
+	}
+}
 
 // storeServiceEnv lists, for a pod of namespace ns, the Services its
 // service variables come from: ns's and default/kubernetes, from the local

@@ -39,3 +39,32 @@ func TestStoreServiceEnv(t *testing.T) {
 		t.Fatalf("services = %v, want %v", names, want)
 	}
 }
+
+// The pod manager waits for the Services only on an agent that routes,
+// until default/kubernetes is in the store.
+func TestStoreServicesSynced(t *testing.T) {
+	store, err := OpenStore(filepath.Join(t.TempDir(), StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := true
+	synced := storeServicesSynced(store, func() bool { return routes })
+	if synced() {
+		t.Fatal("routing agent with no Services: got synced, want not")
+	}
+	kube := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kubernetes"}}
+	if err := store.Apply([]mqtt.Change{change(t, mqtt.Added, ref(storeServices, "default", "kubernetes"), kube)}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !synced() {
+		t.Fatal("default/kubernetes stored: got not synced, want synced")
+	}
+	routes = false
+	empty, err := OpenStore(filepath.Join(t.TempDir(), StateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !storeServicesSynced(empty, func() bool { return routes })() {
+		t.Fatal("agent that does not route: got not synced, want synced (it gets no Services)")
+	}
+}

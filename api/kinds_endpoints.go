@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The controllers of controllers/endpoints fill both from pods; the
-// proxy and DNS that use them come with the Services and DNS issue.
-const endpointsStoredOnly = "nothing routes to them yet (no service proxy or DNS)"
+// The controllers of controllers/endpoints fill both from pods; each
+// node's service proxy and cluster DNS route and answer by the slices
+// (docs/SERVICES.md), so neither kind is stored only.
 
 func init() {
 	register(&Resource{Version: "v1", Name: "endpoints", Singular: "endpoints", Kind: "Endpoints",
-		Namespaced: true, ShortNames: []string{"ep"}, StoredOnly: endpointsStoredOnly,
+		Namespaced: true, ShortNames: []string{"ep"},
 		newObject: func() Object { return &corev1.Endpoints{} },
 		newList:   func() runtime.Object { return &corev1.EndpointsList{} }},
 		Rules{
@@ -25,7 +25,7 @@ func init() {
 			Validate: func(o Object) field.ErrorList { return validateEndpoints(o.(*corev1.Endpoints)) },
 		})
 	register(&Resource{Group: "discovery.k8s.io", Version: "v1", Name: "endpointslices", Singular: "endpointslice",
-		Kind: "EndpointSlice", Namespaced: true, StoredOnly: endpointsStoredOnly,
+		Kind: "EndpointSlice", Namespaced: true,
 		newObject: func() Object { return &discoveryv1.EndpointSlice{} },
 		newList:   func() runtime.Object { return &discoveryv1.EndpointSliceList{} }},
 		Rules{

@@ -69,6 +69,7 @@ func TestServicesTwoNodes(t *testing.T) {
 	t.Run("headless", func(t *testing.T) { c.with(t).headless(web) })
 	t.Run("ExternalName", func(t *testing.T) { c.with(t).externalName() })
 	t.Run("forwarded", func(t *testing.T) { c.with(t).forwarded(queries) })
+	t.Run("expose", func(t *testing.T) { c.with(t).expose(s, web) })
 	t.Run("scale", func(t *testing.T) { c.with(t).scale(s) })
 
 	// Offline: the server stops; nb answers names from its local store and

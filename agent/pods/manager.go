@@ -73,6 +73,13 @@ type Config struct {
 	// Services lists the Services a pod of namespace ns gets variables
 	// for: ns's and default/kubernetes (nil: no service variables).
 	Services func(ns string) []*corev1.Service
+	// ServicesSynced reports whether Services holds what the server has
+	// (nil: always). Until it does, for at most ServicesWait after the
+	// manager is made (default 15 s), containers wait with
+	// CreateContainerConfigError, as the kubelet's wait for its Service
+	// informer, so a pod started early does not miss its variables.
+	ServicesSynced func() bool
+	ServicesWait   time.Duration
 }
 
 func (c *Config) setDefaults() error {
@@ -102,6 +109,7 @@ func (c *Config) setDefaults() error {
 	setDuration(&c.BackoffMax, 5*time.Minute)
 	setDuration(&c.BackoffReset, 10*time.Minute)
 	setDuration(&c.DefaultGrace, 30*time.Second)
+	setDuration(&c.ServicesWait, 15*time.Second)
 	return nil
 }
 
@@ -119,6 +127,7 @@ type Manager struct {
 	onStatus StatusFunc
 	log      *slog.Logger
 	logs     logFiles
+	created  time.Time // bounds the wait for ServicesSynced
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -143,7 +152,7 @@ func NewManager(rt runtime.Runtime, lookup Lookup, onStatus StatusFunc, cfg Conf
 	}
 	return &Manager{cfg: cfg, rt: rt, lookup: lookup, onStatus: onStatus, log: cfg.Logger,
 		logs:    logFiles{pods: cfg.PodLogDir, containers: cfg.ContainerLogDir},
-		workers: map[types.UID]*worker{}}, nil
+		workers: map[types.UID]*worker{}, created: cfg.Clock.Now()}, nil
 }
 
 // Start lets the manager run workers; pods given before Start wait for it.

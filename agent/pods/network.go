@@ -54,11 +54,17 @@ func (w *worker) ensureSandbox(ctx context.Context, pod *corev1.Pod) {
 	w.sb, w.netErr, w.netBackoff = sb, nil, 0
 }
 
-// runtimeSandbox is what the pod's containers join; nil on the host's
-// network.
+// runtimeSandbox is what the pod's containers join; on the host's network
+// nil, or only the pod's resolv.conf when the Network wrote one.
 func (w *worker) runtimeSandbox(pod *corev1.Pod) *runtime.Sandbox {
-	if w.sb == nil || pod.Spec.HostNetwork {
+	if w.sb == nil {
 		return nil
+	}
+	if pod.Spec.HostNetwork {
+		if w.sb.ResolvFile == "" {
+			return nil
+		}
+		return &runtime.Sandbox{HostNetwork: true, ResolvFile: w.sb.ResolvFile}
 	}
 	return &runtime.Sandbox{NetNS: w.sb.NetNS, UTSNS: w.sb.UTSNS, HostsFile: w.sb.HostsFile,
 		HostnameFile: w.sb.HostnameFile, ResolvFile: w.sb.ResolvFile, Hostname: w.sb.Hostname}

@@ -133,7 +133,11 @@ func (w *worker) pullCreds(ctx context.Context, pod *corev1.Pod) imageregistry.C
 
 // containerSpec resolves a container of the pod into the runtime's spec.
 func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.Container, attempt int) (runtime.ContainerSpec, error) {
-	env, err := resolveEnv(ctx, w.m.lookup, pod, c, w.m.cfg.NodeIP, w.m.serviceEnv(pod))
+	svcEnv, err := w.m.serviceEnv(pod)
+	if err != nil {
+		return runtime.ContainerSpec{}, err
+	}
+	env, err := resolveEnv(ctx, w.m.lookup, pod, c, w.m.cfg.NodeIP, svcEnv)
 	if err != nil {
 		return runtime.ContainerSpec{}, err
 	}

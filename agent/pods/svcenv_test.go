@@ -2,6 +2,7 @@ package pods
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,7 +33,7 @@ func TestServiceEnvInContainer(t *testing.T) {
 	}}}
 	pod := testPod(corev1.RestartPolicyAlways, "app")
 	ctr := &corev1.Container{Name: "app", Env: []corev1.EnvVar{{Name: "WEB_SERVICE_PORT", Value: "mine"}}}
-	got, err := resolveEnv(context.Background(), (&fakeStore{}).lookup, pod, ctr, "10.0.0.5", m.serviceEnv(pod))
+	got, err := resolveEnv(context.Background(), (&fakeStore{}).lookup, pod, ctr, "10.0.0.5", svcEnvOf(t, m, pod))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +49,22 @@ func TestServiceEnvInContainer(t *testing.T) {
 	}
 	off := false
 	pod.Spec.EnableServiceLinks = &off
-	env = envMap(mustResolve(t, pod, &corev1.Container{Name: "app"}, m.serviceEnv(pod)))
+	env = envMap(mustResolve(t, pod, &corev1.Container{Name: "app"}, svcEnvOf(t, m, pod)))
 	if env["KUBERNETES_SERVICE_HOST"] != "10.43.0.1" || env["WEB_SERVICE_HOST"] != "" {
 		t.Fatalf("enableServiceLinks false: env %v", env)
 	}
-	if e := (&Manager{}).serviceEnv(pod); e != nil {
+	if e, err := (&Manager{}).serviceEnv(pod); e != nil || err != nil {
 		t.Fatalf("no Services source gives %v", e)
 	}
+}
+
+func svcEnvOf(t *testing.T, m *Manager, pod *corev1.Pod) []corev1.EnvVar {
+	t.Helper()
+	env, err := m.serviceEnv(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
 }
 
 func mustResolve(t *testing.T, pod *corev1.Pod, c *corev1.Container, svcEnv []corev1.EnvVar) []runtime.EnvVar {
@@ -64,4 +74,44 @@ func mustResolve(t *testing.T, pod *corev1.Pod, c *corev1.Container, svcEnv []co
 		t.Fatal(err)
 	}
 	return got
+}
+
+// A pod started before the agent holds the Services waits (its container
+// in CreateContainerConfigError with the kubelet's message) and gets its
+// variables once they are there; after ServicesWait a pod starts without.
+func TestServiceEnvWaitsForTheServices(t *testing.T) {
+	kube := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kubernetes"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.43.0.1", Ports: []corev1.ServicePort{{Port: 443, Protocol: corev1.ProtocolTCP}}}}
+	var synced bool
+	var held []*corev1.Service
+	configure := func(h *harness) {
+		h.w.m.cfg.Services = func(string) []*corev1.Service { return held }
+		h.w.m.cfg.ServicesSynced = func() bool { return synced }
+	}
+	h := newHarness(t, testPod(corev1.RestartPolicyAlways, "app"))
+	configure(h)
+	for range 2 {
+		c := ctrStatus(t, h.step(), "app")
+		if waitingReason(c) != "CreateContainerConfigError" || !strings.Contains(c.State.Waiting.Message, errServicesNotSynced.Error()) {
+			t.Fatalf("before the Services: got %+v, want CreateContainerConfigError: %v", c.State, errServicesNotSynced)
+		}
+	}
+	synced, held = true, []*corev1.Service{kube}
+	if c := ctrStatus(t, h.step(), "app"); c.State.Running == nil {
+		t.Fatalf("Services synced: got %+v, want running", c.State)
+	}
+	h.rt.mu.Lock()
+	env := envMap(h.rt.ctrs[ContainerID("uid-1", "app", 0)].spec.Env)
+	h.rt.mu.Unlock()
+	if env["KUBERNETES_SERVICE_HOST"] != "10.43.0.1" {
+		t.Fatalf("env after the wait: got %v, want KUBERNETES_SERVICE_HOST=10.43.0.1", env)
+	}
+
+	synced, held = false, nil
+	late := newHarness(t, testPod(corev1.RestartPolicyAlways, "app"))
+	configure(late)
+	late.clock.Advance(late.w.m.cfg.ServicesWait)
+	if c := ctrStatus(t, late.step(), "app"); c.State.Running == nil {
+		t.Fatalf("after ServicesWait with no Services: got %+v, want running without them", c.State)
+	}
 }

@@ -57,28 +57,34 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 
 // networkOpts puts the container in its pod's namespaces, with the pod's
 // hosts, hostname and (when the node runs the cluster DNS) resolv.conf
-// files, or on the host's network without a sandbox.
+// files, or on the host's network without a sandbox (with the pod's
+// resolv.conf when a host-network Sandbox gives one).
 func networkOpts(sb *Sandbox) []oci.SpecOpts {
-	if sb == nil {
+	if sb == nil || sb.HostNetwork {
 		return []oci.SpecOpts{oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace),
-			oci.WithHostHostsFile, oci.WithHostResolvconf}
+			oci.WithHostHostsFile, resolvOpt(sb)}
 	}
 	mounts := []specs.Mount{
 		{Destination: "/etc/hosts", Type: "bind", Source: sb.HostsFile, Options: []string{"rbind", "rprivate", "rw"}},
 		{Destination: "/etc/hostname", Type: "bind", Source: sb.HostnameFile, Options: []string{"rbind", "rprivate", "rw"}},
-	}
-	resolv := oci.WithHostResolvconf
-	if sb.ResolvFile != "" {
-		mounts = append(mounts, specs.Mount{Destination: "/etc/resolv.conf", Type: "bind", Source: sb.ResolvFile, Options: []string{"rbind", "rprivate", "rw"}})
-		resolv = func(context.Context, oci.Client, *containers.Container, *oci.Spec) error { return nil }
 	}
 	return []oci.SpecOpts{
 		oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: sb.NetNS}),
 		oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: sb.UTSNS}),
 		oci.WithHostname(sb.Hostname),
 		oci.WithMounts(mounts),
-		resolv,
+		resolvOpt(sb),
 	}
+}
+
+// resolvOpt mounts the sandbox's resolv.conf as /etc/resolv.conf, or the
+// host's when there is none.
+func resolvOpt(sb *Sandbox) oci.SpecOpts {
+	if sb == nil || sb.ResolvFile == "" {
+		return oci.WithHostResolvconf
+	}
+	return oci.WithMounts([]specs.Mount{{Destination: "/etc/resolv.conf", Type: "bind", Source: sb.ResolvFile,
+		Options: []string{"rbind", "rprivate", "rw"}}})
 }
 
 // processArgs applies Kubernetes' rules: Command replaces the entrypoint

@@ -48,8 +48,11 @@ type ContainerSpec struct {
 
 // Sandbox is what a container of a pod with its own network joins: the
 // namespace files (agent/network/sandbox pins them) and the files mounted
-// as /etc/hosts and /etc/hostname.
+// as /etc/hosts and /etc/hostname. With HostNetwork the container stays on
+// the host's network, UTS namespace and /etc/hosts, and only ResolvFile
+// (the kubelet's resolv.conf for the pod's dnsPolicy) is the pod's own.
 type Sandbox struct {
+	HostNetwork             bool
 	NetNS, UTSNS            string
 	HostsFile, HostnameFile string
 	// ResolvFile is mounted as /etc/resolv.conf; empty: the host's.
@@ -132,16 +135,34 @@ func (s *ContainerSpec) Validate() error {
 			return fmt.Errorf("container spec %s: mounts[%d]: hostPath %q and containerPath %q must both be absolute", s.ID, i, m.HostPath, m.ContainerPath)
 		}
 	}
-	if sb := s.Sandbox; sb != nil {
-		for name, p := range map[string]string{"netns": sb.NetNS, "utsns": sb.UTSNS, "hostsFile": sb.HostsFile, "hostnameFile": sb.HostnameFile} {
-			if !filepath.IsAbs(p) {
-				return fmt.Errorf("container spec %s: sandbox %s %q is not absolute", s.ID, name, p)
-			}
-		}
+	if err := validateSandbox(s.Sandbox); err != nil {
+		return fmt.Errorf("container spec %s: %w", s.ID, err)
 	}
 	for k := range s.Labels {
 		if strings.HasPrefix(k, labelPrefix) {
 			return fmt.Errorf("container spec %s: label %q: the %s prefix is reserved", s.ID, k, labelPrefix)
+		}
+	}
+	return nil
+}
+
+// validateSandbox checks that the files a container joins are absolute
+// paths: the namespaces and hosts files unless on the host's network, the
+// resolv.conf when given.
+func validateSandbox(sb *Sandbox) error {
+	if sb == nil {
+		return nil
+	}
+	files := map[string]string{}
+	if !sb.HostNetwork {
+		files = map[string]string{"netns": sb.NetNS, "utsns": sb.UTSNS, "hostsFile": sb.HostsFile, "hostnameFile": sb.HostnameFile}
+	}
+	if sb.ResolvFile != "" {
+		files["resolvFile"] = sb.ResolvFile
+	}
+	for name, p := range files {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("sandbox %s %q is not absolute", name, p)
 		}
 	}
 	return nil

@@ -12,6 +12,11 @@ func TestValidateNamesTheField(t *testing.T) {
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good spec: %v", err)
 	}
+	hostDNS := good
+	hostDNS.Sandbox = &Sandbox{HostNetwork: true, ResolvFile: "/run/pod/resolv.conf"}
+	if err := hostDNS.Validate(); err != nil {
+		t.Fatalf("host-network spec with a resolv.conf only: %v", err)
+	}
 	for want, mutate := range map[string]func(*ContainerSpec){
 		"id":             func(s *ContainerSpec) { s.ID = "-bad" },
 		"image":          func(s *ContainerSpec) { s.Image = "" },
@@ -23,6 +28,12 @@ func TestValidateNamesTheField(t *testing.T) {
 		"env[1].name":    func(s *ContainerSpec) { s.Env = []EnvVar{{Name: "A"}, {Name: "B=C"}} },
 		"mounts[0]":      func(s *ContainerSpec) { s.Mounts = []Mount{{HostPath: "rel", ContainerPath: "/x"}} },
 		"bramble.io/pod": func(s *ContainerSpec) { s.Labels = map[string]string{"bramble.io/pod": "x"} },
+		"sandbox netns": func(s *ContainerSpec) {
+			s.Sandbox = &Sandbox{NetNS: "rel", UTSNS: "/u", HostsFile: "/h", HostnameFile: "/n"}
+		},
+		"sandbox resolvFile": func(s *ContainerSpec) {
+			s.Sandbox = &Sandbox{HostNetwork: true, ResolvFile: "resolv.conf"}
+		},
 	} {
 		s := good
 		mutate(&s)

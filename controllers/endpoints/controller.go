@@ -14,9 +14,6 @@ import (
 	"log/slog"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 )
@@ -50,6 +47,7 @@ func New(d controllers.Deps) *Controller {
 		svcInf: d.Cache.Informer(services), podInf: d.Cache.Informer(pods), epInf: d.Cache.Informer(endpoints),
 		queue:  controllers.NewQueue(5*time.Millisecond, time.Minute),
 		events: controllers.NewRecorder(d.Client, Component, log)}
+	addIndexes(c.svcInf, c.podInf)
 	c.svcInf.AddHandler(controllers.EnqueueHandler(c.queue))
 	c.podInf.AddHandler(controllers.Handler{
 		OnAdd:    func(p api.Object) { c.podChanged(nil, p) },
@@ -72,21 +70,4 @@ func (c *Controller) podChanged(old, cur api.Object) {
 	for _, key := range selecting(c.svcInf, old, cur) {
 		c.queue.Add(key)
 	}
-}
-
-// selecting lists the keys of the Services in cur's namespace whose
-// selector matches its labels, before (old, when not nil) or after a change.
-func selecting(svcInf *controllers.Informer, old, cur api.Object) []string {
-	var keys []string
-	for _, o := range svcInf.ByIndex(controllers.IndexNamespace, cur.GetNamespace()) {
-		sel := o.(*corev1.Service).Spec.Selector
-		if len(sel) == 0 {
-			continue
-		}
-		s := labels.SelectorFromValidatedSet(sel)
-		if s.Matches(labels.Set(cur.GetLabels())) || (old != nil && s.Matches(labels.Set(old.GetLabels()))) {
-			keys = append(keys, controllers.KeyOf(o))
-		}
-	}
-	return keys
 }

@@ -96,8 +96,9 @@ func sliceEndpoint(p *corev1.Pod, svc *corev1.Service) discoveryv1.Endpoint {
 	return e
 }
 
-// newSlice is a slice of svc, owned by it, with eps and ports.
-func newSlice(svc *corev1.Service, eps []discoveryv1.Endpoint, ports []corev1.EndpointPort) *discoveryv1.EndpointSlice {
+// sliceLabels are the labels of svc's slices: the Service's, its name,
+// the manager, and the headless mark.
+func sliceLabels(svc *corev1.Service) map[string]string {
 	lbl := map[string]string{}
 	for k, v := range svc.Labels {
 		lbl[k] = v
@@ -106,15 +107,25 @@ func newSlice(svc *corev1.Service, eps []discoveryv1.Endpoint, ports []corev1.En
 	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
 		lbl[LabelHeadless] = ""
 	}
+	return lbl
+}
+
+// newSlice is an empty slice of svc, owned by it.
+func newSlice(svc *corev1.Service) *discoveryv1.EndpointSlice {
 	yes := true
-	s := &discoveryv1.EndpointSlice{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: svc.Name + "-", Namespace: svc.Namespace, Labels: lbl,
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: svc.Name + "-", Namespace: svc.Namespace, Labels: sliceLabels(svc),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: svc.Name, UID: svc.UID,
 				Controller: &yes, BlockOwnerDeletion: &yes}}},
-		AddressType: discoveryv1.AddressTypeIPv4, Endpoints: eps}
+		AddressType: discoveryv1.AddressTypeIPv4}
+}
+
+// slicePorts are resolved Service ports as a slice lists them.
+func slicePorts(ports []corev1.EndpointPort) []discoveryv1.EndpointPort {
+	var out []discoveryv1.EndpointPort
 	for _, p := range ports {
 		name, port, proto := p.Name, p.Port, p.Protocol
-		s.Ports = append(s.Ports, discoveryv1.EndpointPort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: p.AppProtocol})
+		out = append(out, discoveryv1.EndpointPort{Name: &name, Port: &port, Protocol: &proto, AppProtocol: p.AppProtocol})
 	}
-	return s
+	return out
 }

@@ -49,6 +49,7 @@ func NewSlices(d controllers.Deps) *SliceController {
 		queue:  controllers.NewQueue(5*time.Millisecond, time.Minute),
 		events: controllers.NewRecorder(d.Client, SliceComponent, log)}
 	c.exp = controllers.NewExpectations(time.Minute, d.Clock())
+	addIndexes(c.svcInf, c.podInf)
 	c.svcInf.AddHandler(controllers.EnqueueHandler(c.queue))
 	c.podInf.AddHandler(controllers.Handler{
 		OnAdd:    func(p api.Object) { c.podChanged(nil, p) },

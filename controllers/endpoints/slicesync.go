@@ -8,9 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bramble-edge/bramble/controllers"
 )
@@ -32,24 +30,24 @@ func (c *SliceController) sync(ctx context.Context, key string) error {
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName || svc.DeletionTimestamp != nil {
 		return nil
 	}
-	return c.apply(ctx, key, c.desired(svc), c.owned(svc))
+	pk := &packer{max: maxSliceEndpoints, labels: sliceLabels(svc), fresh: func() *discoveryv1.EndpointSlice { return newSlice(svc) }}
+	return c.apply(ctx, key, pk.pack(c.desired(svc), c.owned(svc)))
 }
 
-// apply rewrites have (the slices there are) into want: the first ones
-// updated in place, the missing created, the rest deleted.
-func (c *SliceController) apply(ctx context.Context, key string, want, have []*discoveryv1.EndpointSlice) error {
-	for i, w := range want {
-		var err error
-		if i < len(have) {
-			err = c.update(ctx, have[i], w)
-		} else {
-			err = c.create(ctx, key, w)
-		}
-		if err != nil {
-			return fmt.Errorf("write endpointslice of %s: %w", key, err)
+// apply writes the plan: new slices first, then the updated, then the
+// deletions, so an endpoint that moves is never missing in between.
+func (c *SliceController) apply(ctx context.Context, key string, plan slicePlan) error {
+	for _, s := range plan.create {
+		if err := c.create(ctx, key, s); err != nil {
+			return fmt.Errorf("create endpointslice of %s: %w", key, err)
 		}
 	}
-	for _, extra := range have[min(len(want), len(have)):] {
+	for _, s := range plan.update {
+		if _, err := c.client.Update(ctx, s); err != nil {
+			return fmt.Errorf("update endpointslice %s/%s: %w", s.Namespace, s.Name, err)
+		}
+	}
+	for _, extra := range plan.remove {
 		c.exp.ExpectDelete(key, extra.Name, extra.UID)
 		err := c.client.Delete(ctx, endpointSlices, extra.Namespace, extra.Name, controllers.DeleteOptions{UID: string(extra.UID)})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -73,17 +71,6 @@ func (c *SliceController) create(ctx context.Context, key string, s *discoveryv1
 	return nil
 }
 
-func (c *SliceController) update(ctx context.Context, cur, want *discoveryv1.EndpointSlice) error {
-	if equality.Semantic.DeepEqual(cur.Endpoints, want.Endpoints) && equality.Semantic.DeepEqual(cur.Ports, want.Ports) &&
-		equality.Semantic.DeepEqual(cur.Labels, want.Labels) {
-		return nil
-	}
-	next := cur.DeepCopy() // never change the cached object
-	next.Endpoints, next.Ports, next.Labels = want.Endpoints, want.Ports, want.Labels
-	_, err := c.client.Update(ctx, next)
-	return err
-}
-
 // owned lists the slices this controller wrote for svc, by name.
 func (c *SliceController) owned(svc *corev1.Service) []*discoveryv1.EndpointSlice {
 	var out []*discoveryv1.EndpointSlice
@@ -97,46 +84,27 @@ func (c *SliceController) owned(svc *corev1.Service) []*discoveryv1.EndpointSlic
 	return out
 }
 
-// desired are svc's slices: its pods' endpoints grouped by the ports they
-// serve, at most maxSliceEndpoints a slice, or one empty slice.
-func (c *SliceController) desired(svc *corev1.Service) []*discoveryv1.EndpointSlice {
-	sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
-	groups, ports := map[string][]discoveryv1.Endpoint{}, map[string][]corev1.EndpointPort{}
-	for _, o := range c.podInf.ByIndex(controllers.IndexNamespace, svc.Namespace) {
-		p := o.(*corev1.Pod)
-		if !sel.Matches(labels.Set(p.Labels)) || !inEndpoints(p, true) {
+// desired are svc's endpoints by the set of ports they serve: its pods'
+// with an address, each Service port resolved on the pod.
+func (c *SliceController) desired(svc *corev1.Service) map[string]*portGroup {
+	groups := map[string]*portGroup{}
+	for _, p := range selectedPods(c.podInf, svc) {
+		if !inEndpoints(p, true) {
 			continue
 		}
 		pp := podPorts(svc, p)
 		if len(pp) == 0 && len(svc.Spec.Ports) > 0 {
 			continue
 		}
-		k := portsKey(pp)
-		groups[k], ports[k] = append(groups[k], sliceEndpoint(p, svc)), pp
-	}
-	return chunked(svc, groups, ports)
-}
-
-// chunked cuts each group of endpoints, sorted, into slices of at most
-// maxSliceEndpoints; no group at all gives one empty slice.
-func chunked(svc *corev1.Service, groups map[string][]discoveryv1.Endpoint, ports map[string][]corev1.EndpointPort) []*discoveryv1.EndpointSlice {
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []*discoveryv1.EndpointSlice
-	for _, k := range keys {
-		eps := groups[k]
-		sort.Slice(eps, func(i, j int) bool { return eps[i].Addresses[0] < eps[j].Addresses[0] })
-		for len(eps) > 0 {
-			n := min(len(eps), maxSliceEndpoints)
-			out = append(out, newSlice(svc, eps[:n], ports[k]))
-			eps = eps[n:]
+		ports := slicePorts(pp)
+		k := portsKeyOf(ports)
+		g := groups[k]
+		if g == nil {
+			g = &portGroup{ports: ports, eps: map[string]discoveryv1.Endpoint{}}
+			groups[k] = g
 		}
+		e := sliceEndpoint(p, svc)
+		g.eps[endpointKey(e)] = e
 	}
-	if len(out) == 0 {
-		out = append(out, newSlice(svc, nil, nil))
-	}
-	return out
+	return groups
 }

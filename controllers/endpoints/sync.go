@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bramble-edge/bramble/controllers"
 )
@@ -74,11 +73,9 @@ func (c *Controller) write(ctx context.Context, svc *corev1.Service, subsets []c
 // subsets are the addresses of the pods svc selects, grouped by the
 // ports they serve, sorted so that equal sets compare equal.
 func (c *Controller) subsets(svc *corev1.Service) []corev1.EndpointSubset {
-	sel := labels.SelectorFromValidatedSet(svc.Spec.Selector)
 	groups := map[string]*corev1.EndpointSubset{}
-	for _, o := range c.podInf.ByIndex(controllers.IndexNamespace, svc.Namespace) {
-		p := o.(*corev1.Pod)
-		if !sel.Matches(labels.Set(p.Labels)) || !inEndpoints(p, svc.Spec.PublishNotReadyAddresses) {
+	for _, p := range selectedPods(c.podInf, svc) {
+		if !inEndpoints(p, svc.Spec.PublishNotReadyAddresses) {
 			continue
 		}
 		ports := podPorts(svc, p)

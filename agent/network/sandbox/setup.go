@@ -31,12 +31,12 @@ var ErrNoPodCIDR = errors.New("the node has no pod range (spec.podCIDR) yet")
 // Setup makes the pod's sandbox, or returns the one it has. It is cheap
 // when the sandbox is there; after a reboot (namespace files no longer
 // pinned) the sandbox is made again, asking host-local for the address
-// the pod had. Host-network pods get nothing but are remembered for Pods.
+// the pod had. Host-network pods get only their resolv.conf (hostResolv)
+// and are remembered for Pods.
 func (m *Manager) Setup(ctx context.Context, pod *corev1.Pod) (*Sandbox, error) {
 	uid := string(pod.UID)
 	if pod.Spec.HostNetwork {
-		m.remember(pod, nil)
-		return &Sandbox{Hostname: Hostname(pod)}, nil
+		return m.setupHost(pod)
 	}
 	if !m.ready() {
 		return nil, ErrNoPodCIDR
@@ -135,13 +135,37 @@ func (m *Manager) Teardown(ctx context.Context, uid string) error {
 	defer m.locks.Delete(uid) // the pod is gone: its lock need not stay
 	m.forget(uid)
 	rec, err := m.loadRecord(uid)
-	if err != nil || rec == nil {
+	if err != nil {
 		return err
+	}
+	if rec == nil { // a host-network pod's folder holds only its resolv.conf
+		return os.RemoveAll(m.recordDir(uid))
 	}
 	if err := m.teardown(ctx, rec); err != nil {
 		return err
 	}
 	return os.RemoveAll(m.recordDir(uid))
+}
+
+// setupHost gives a host-network pod the resolv.conf the kubelet writes
+// for it (Config.ResolvConf: the cluster's for ClusterFirstWithHostNet,
+// the node's for ClusterFirst and Default), in the pod's folder, which has
+// no record: Teardown and GC remove it like a sandbox's.
+func (m *Manager) setupHost(pod *corev1.Pod) (*Sandbox, error) {
+	uid := string(pod.UID)
+	sb := &Sandbox{Hostname: Hostname(pod)}
+	if m.cfg.ResolvConf != nil {
+		defer m.lock(uid)()
+		if err := os.MkdirAll(m.recordDir(uid), 0o700); err != nil {
+			return nil, fmt.Errorf("pod %s/%s resolv.conf: %w", pod.Namespace, pod.Name, err)
+		}
+		if err := os.WriteFile(m.ResolvFile(uid), m.cfg.ResolvConf(pod), 0o644); err != nil {
+			return nil, fmt.Errorf("pod %s/%s resolv.conf: %w", pod.Namespace, pod.Name, err)
+		}
+		sb.ResolvFile = m.ResolvFile(uid)
+	}
+	m.remember(pod, nil)
+	return sb, nil
 }
 
 // teardown runs the CNI DEL and unpins the namespaces of rec.
