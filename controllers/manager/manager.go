@@ -21,6 +21,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/replicaset"
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
 	"github.com/bramble-edge/bramble/controllers/servicelb"
+	"github.com/bramble-edge/bramble/controllers/statefulset"
 )
 
 // runner is one controller as the manager sees it.
@@ -64,6 +65,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"replicaset", replicaset.New(d), 5},
 		{"deployment", deployment.New(d), 5},
 		{"daemonset", daemonset.New(d), 2},
+		{"statefulset", statefulset.New(d), 2},
 		{"job", job.New(d), 5},
 		{"cronjob", cronjob.New(d), 2},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
