@@ -10,9 +10,11 @@ package statefulset
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
@@ -90,6 +92,8 @@ func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
 	if key, ok := ownerKey(cur); ok {
 		c.exp.Observed(key, cur.GetName(), deleted)
 		c.queue.Add(key)
+	} else if set, ok := c.namesake(cur); ok && !deleted {
+		c.queue.Add(set) // an orphan the set may adopt
 	}
 	if old == nil {
 		return
@@ -97,6 +101,20 @@ func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
 	if key, ok := ownerKey(old); ok {
 		c.queue.Add(key)
 	}
+}
+
+// namesake is the key of the set whose pod name pod carries, when no one
+// controls the pod and that set exists.
+func (c *Controller) namesake(pod api.Object) (string, bool) {
+	name := pod.GetName()
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || metav1.GetControllerOfNoCopy(pod) != nil {
+		return "", false
+	}
+	if _, ok := c.setInf.Get(pod.GetNamespace(), name[:i]); !ok {
+		return "", false
+	}
+	return pod.GetNamespace() + "/" + name[:i], true
 }
 
 func (c *Controller) enqueueOwner(o api.Object) {

@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
@@ -122,3 +123,29 @@ func TestParallelCreatesAllAtOnce(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestAdoptsOrphanedPodsAndReleasesMismatched(t *testing.T) {
+	h := start(t)
+	h.runAgent(0, nil)
+	obj := setObject("web", 2)
+	orphan := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"app": "web"}},
+		Spec: *obj.Spec.Template.Spec.DeepCopy()}
+	orphan.Spec.Containers[0].VolumeMounts = nil
+	controllertest.MustCreate(h.Env, orphan) // left by a set deleted with --cascade=orphan
+	set := controllertest.MustCreate(h.Env, obj)
+	h.waitPods(set, "web-0", "web-1")
+	h.waitStatus("web", rolledOut(2)) // web-0 is adopted, then replaced at the set's revision
+	pod := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
+	cp := pod.DeepCopy()
+	cp.Labels["app"] = "other"
+	if _, err := h.Client.Update(h.Ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	h.Eventually(waitFor, func() error {
+		got := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
+		if got.UID == pod.UID && isControlledBy(got, set) {
+			return fmt.Errorf("web-1 relabelled is still controlled by the set")
+		}
+		return nil
+	})
+}

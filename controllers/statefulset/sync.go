@@ -65,6 +65,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if set.DeletionTimestamp != nil {
 		return nil
 	}
+	if err := c.claimPods(ctx, set); err != nil {
+		return err
+	}
 	revs, err := c.loadRevisions(ctx, set)
 	if err != nil {
 		return err
