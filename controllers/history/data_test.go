@@ -52,3 +52,26 @@ func TestHashAndName(t *testing.T) {
 		t.Errorf("long owner gives a %d-character name, want %d", len(got), maxPrefix+4)
 	}
 }
+
+// FuzzTemplate feeds revision data users may have written through the API
+// (ControllerRevisions are writable) to Template: an error or a template,
+// never a panic, and a template it decodes survives Patch and back.
+func FuzzTemplate(f *testing.F) {
+	good, _ := Patch(template("nginx:1"))
+	for _, seed := range []string{string(good), "{", "null", `{"spec":null}`, `{"spec":{"template":"x"}}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Template(&appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: data}})
+		if err != nil {
+			return
+		}
+		again, err := Patch(got)
+		if err != nil {
+			t.Fatalf("Patch of a decoded template: %v", err)
+		}
+		if _, err := Template(&appsv1.ControllerRevision{Data: runtime.RawExtension{Raw: again}}); err != nil {
+			t.Fatalf("Template of its own patch: %v", err)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package statefulset
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/controllertest"
+	"github.com/bramble-edge/bramble/controllers/gc"
 )
 
 func TestOrderedReadyCreatesInOrderWithClaims(t *testing.T) {
@@ -145,6 +147,47 @@ func TestAdoptsOrphanedPodsAndReleasesMismatched(t *testing.T) {
 		got := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
 		if got.UID == pod.UID && isControlledBy(got, set) {
 			return fmt.Errorf("web-1 relabelled is still controlled by the set")
+		}
+		return nil
+	})
+}
+
+func TestRetentionDeleteWithGarbageCollector(t *testing.T) {
+	h := start(t)
+	collector := gc.New(controllers.Deps{Cache: h.Cache, Client: h.Client, Log: h.Log})
+	ctx, cancel := context.WithCancel(h.Ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); collector.Run(ctx, 1) }()
+	t.Cleanup(func() { cancel(); <-done })
+	h.runAgent(0, nil)
+	obj := setObject("web", 3)
+	obj.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	obj.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
+		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+		WhenScaled:  appsv1.DeletePersistentVolumeClaimRetentionPolicyType,
+	}
+	controllertest.MustCreate(h.Env, obj)
+	h.waitStatus("web", rolledOut(3))
+	h.editSet("web", func(s *appsv1.StatefulSet) { s.Spec.Replicas = ptr(int32(1)) })
+	h.waitClaims("data-web-0")
+	if err := h.Client.Delete(h.Ctx, setResource, "default", "web", controllers.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitClaims()
+}
+
+// waitClaims waits until the namespace's claims are exactly names.
+func (h *harness) waitClaims(names ...string) {
+	h.T.Helper()
+	inf := h.Cache.Informer(claimResource)
+	h.Eventually(waitFor, func() error {
+		var got []string
+		for _, o := range inf.List("default", nil) {
+			got = append(got, o.GetName())
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, names) {
+			return fmt.Errorf("claims %v, want %v", got, names)
 		}
 		return nil
 	})
