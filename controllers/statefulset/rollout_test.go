@@ -131,3 +131,26 @@ func TestMaxUnavailableUpdatesSeveralAtOnce(t *testing.T) {
 		t.Errorf("pod revisions %v after the rollout", pods)
 	}
 }
+
+func TestMinReadySecondsHoldsTheNextPod(t *testing.T) {
+	h := start(t)
+	h.runAgent(0, nil)
+	obj := setObject("web", 2)
+	obj.Spec.MinReadySeconds = 1
+	set := controllertest.MustCreate(h.Env, obj)
+	h.waitStatus("web", func(s appsv1.StatefulSetStatus, _ int64) error {
+		if s.ReadyReplicas != 1 || s.AvailableReplicas != 0 {
+			return fmt.Errorf("status %+v, want web-0 Ready but not yet available", s)
+		}
+		return nil
+	})
+	if pods := h.livePods(set); len(pods) != 1 {
+		t.Fatalf("pods %v while web-0 is not available yet, want web-0 alone", pods)
+	}
+	h.waitStatus("web", rolledOut(2))
+	web0 := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-0")
+	web1 := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
+	if ready := readyCondition(web0).LastTransitionTime.Time; web1.CreationTimestamp.Time.Before(ready.Add(time.Second).Truncate(time.Second)) {
+		t.Errorf("web-1 created at %v, less than minReadySeconds after web-0 turned Ready at %v", web1.CreationTimestamp, ready)
+	}
+}
