@@ -17,36 +17,38 @@ import (
 func (c *Controller) reconcile(ctx context.Context, key string, set *appsv1.StatefulSet, st *state) error {
 	monotonic := set.Spec.PodManagementPolicy != appsv1.ParallelPodManagement
 	now := c.now()
+	waiting, err := c.manageReplicas(ctx, key, set, st, monotonic, now)
+	if waiting || err != nil {
+		return err
+	}
+	if err := c.scaleDown(ctx, key, set, st, monotonic); err != nil || !settled(st, monotonic) {
+		return err
+	}
+	if set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
+		return c.rollingUpdate(ctx, key, set, st, now)
+	}
+	return nil
+}
+
+// manageReplicas creates the missing pods in range and replaces the
+// finished ones, lowest ordinal first; waiting reports that OrderedReady
+// must stop here until a pod is created, gone or available.
+func (c *Controller) manageReplicas(ctx context.Context, key string, set *appsv1.StatefulSet, st *state, monotonic bool, now time.Time) (waiting bool, err error) {
 	var errs []error
 	for i, pod := range st.replicas {
-		ord := st.start + i
 		switch {
 		case pod == nil:
-			errs = append(errs, c.createPod(ctx, key, set, st, ord))
-			if monotonic {
-				return errors.Join(errs...)
-			}
-			continue
+			errs = append(errs, c.createPod(ctx, key, set, st, st.start+i))
 		case finished(pod) && pod.DeletionTimestamp == nil:
 			errs = append(errs, c.deletePod(ctx, key, set, pod))
-			if monotonic {
-				return errors.Join(errs...)
-			}
-			continue
 		case pod.DeletionTimestamp == nil:
 			errs = append(errs, c.ensureClaims(ctx, set, pod, false))
 		}
 		if monotonic && !c.available(key, set, pod, now) {
-			return errors.Join(errs...)
+			return true, errors.Join(errs...)
 		}
 	}
-	if err := c.scaleDown(ctx, key, set, st, monotonic); err != nil || !settled(st, monotonic) {
-		return errors.Join(append(errs, err)...)
-	}
-	if set.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
-		errs = append(errs, c.rollingUpdate(ctx, key, set, st, now))
-	}
-	return errors.Join(errs...)
+	return false, errors.Join(errs...)
 }
 
 // scaleDown deletes the pods beyond the range, highest ordinal first;

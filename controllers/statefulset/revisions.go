@@ -28,25 +28,8 @@ type revisions struct {
 // loadRevisions makes sure the set's template has a revision, the
 // latest, and finds the current one.
 func (c *Controller) loadRevisions(ctx context.Context, set *appsv1.StatefulSet) (*revisions, error) {
-	data, err := history.Patch(&set.Spec.Template)
-	if err != nil {
-		return nil, err
-	}
 	r := &revisions{all: c.history.Owned(set), collisionCount: set.Status.CollisionCount}
-	for range maxCollisions {
-		sp := history.Spec{Owner: set, Kind: setKind, Name: history.Name(set.Name, history.Hash(data, r.collisionCount)),
-			Labels: set.Spec.Template.Labels, Annotations: set.Annotations, Data: data}
-		r.update, err = c.history.Ensure(ctx, sp, r.all)
-		if !errors.Is(err, history.ErrCollision) {
-			break
-		}
-		n := int32(0)
-		if r.collisionCount != nil {
-			n = *r.collisionCount + 1
-		}
-		r.collisionCount = &n
-	}
-	if err != nil {
+	if err := c.ensureUpdate(ctx, set, r); err != nil {
 		return nil, err
 	}
 	r.all = replaceRevision(r.all, r.update)
@@ -56,10 +39,35 @@ func (c *Controller) loadRevisions(ctx context.Context, set *appsv1.StatefulSet)
 			r.current = cr
 		}
 	}
+	var err error
 	if r.currentTemplate, err = history.Template(r.current); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// ensureUpdate finds or makes the revision of the set's template, named
+// by its hash and the collision count, which it raises when another
+// revision holds that name.
+func (c *Controller) ensureUpdate(ctx context.Context, set *appsv1.StatefulSet, r *revisions) error {
+	data, err := history.Patch(&set.Spec.Template)
+	if err != nil {
+		return err
+	}
+	for range maxCollisions {
+		sp := history.Spec{Owner: set, Kind: setKind, Name: history.Name(set.Name, history.Hash(data, r.collisionCount)),
+			Labels: set.Spec.Template.Labels, Annotations: set.Annotations, Data: data}
+		r.update, err = c.history.Ensure(ctx, sp, r.all)
+		if !errors.Is(err, history.ErrCollision) {
+			return err
+		}
+		n := int32(0)
+		if r.collisionCount != nil {
+			n = *r.collisionCount + 1
+		}
+		r.collisionCount = &n
+	}
+	return err
 }
 
 // replaceRevision puts cr into revs in place of its namesake, or adds it.

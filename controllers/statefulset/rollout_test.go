@@ -7,6 +7,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/bramble-edge/bramble/controllers"
@@ -152,5 +154,28 @@ func TestMinReadySecondsHoldsTheNextPod(t *testing.T) {
 	web1 := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
 	if ready := readyCondition(web0).LastTransitionTime.Time; web1.CreationTimestamp.Time.Before(ready.Add(time.Second).Truncate(time.Second)) {
 		t.Errorf("web-1 created at %v, less than minReadySeconds after web-0 turned Ready at %v", web1.CreationTimestamp, ready)
+	}
+}
+
+func TestRevisionNameCollisionRaisesCollisionCount(t *testing.T) {
+	h := start(t)
+	h.runAgent(0, nil)
+	controllertest.MustCreate(h.Env, setObject("web", 1))
+	h.waitStatus("web", rolledOut(1))
+	next := h.getSet("web")
+	setImage("registry.local/db:2")(next)
+	data, err := history.Patch(&next.Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := history.Name("web", history.Hash(data, nil))
+	controllertest.MustCreate(h.Env, &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{Name: taken, Namespace: "default"},
+		Data:       runtime.RawExtension{Raw: []byte(`{"someone":"else"}`)}, Revision: 1})
+	h.editSet("web", setImage("registry.local/db:2"))
+	h.waitStatus("web", rolledOut(1))
+	s := h.getSet("web").Status
+	if s.CollisionCount == nil || *s.CollisionCount != 0 || s.UpdateRevision != history.Name("web", history.Hash(data, s.CollisionCount)) {
+		t.Errorf("status %+v, want collisionCount 0 and the revision named with it (not %s)", s, taken)
 	}
 }
