@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"golang.org/x/sys/unix"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/mqtt"
