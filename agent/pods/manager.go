@@ -73,6 +73,9 @@ type Config struct {
 	// Services lists the Services a pod of namespace ns gets variables
 	// for: ns's and default/kubernetes (nil: no service variables).
 	Services func(ns string) []*corev1.Service
+	// Claims finds the volumes bound to pods' claims (nil: pods with
+	// persistentVolumeClaim volumes wait with FailedMount).
+	Claims ClaimLookup
 }
 
 func (c *Config) setDefaults() error {

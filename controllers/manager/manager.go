@@ -22,6 +22,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
 	"github.com/bramble-edge/bramble/controllers/servicelb"
 	"github.com/bramble-edge/bramble/controllers/statefulset"
+	"github.com/bramble-edge/bramble/controllers/volume"
 )
 
 // runner is one controller as the manager sees it.
@@ -76,6 +77,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"endpoints", endpoints.New(d), 2},
 		{"endpointslice", endpoints.NewSlices(d), 2},
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
+		{"persistentvolume", volume.New(d), 2},
 	}
 	if !cfg.DisableServiceLB {
 		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})
