@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +17,9 @@ import (
 
 // stsSteps are TestStatefulSetTwoNodes' steps on StatefulSet db/web.
 type stsSteps struct {
-	t *testing.T
-	s *cluster.Server
+	t        *testing.T
+	s        *cluster.Server
+	dataDirs map[string]string // node -> its agent's data dir
 }
 
 // pods is the set's pods by name.
@@ -66,29 +69,67 @@ func (st *stsSteps) orderedStart(n int) {
 	}
 }
 
-// claims applies StatefulSet vol (Parallel, two replicas, a claim
-// template data) and checks each pod gets its claim data-vol-N and
-// mounts it.
-func (st *stsSteps) claims() {
-	apply(st.t, st.s, statefulManifests("vol", 2, claimTemplates+"  podManagementPolicy: Parallel\n"))
-	var names []string
-	var pods corev1.PodList
-	cluster.WaitFor(st.t, 60*time.Second, func() bool {
-		var list corev1.PersistentVolumeClaimList
-		names = nil
-		if getJSON(st.s, &list, "pvc", "-n", "db") {
-			for _, c := range list.Items {
-				names = append(names, c.Name)
-			}
+// claims checks each pod web-N has its claim data-web-N, bound to a
+// volume whose directory is on the pod's node, and returns the volumes by
+// pod.
+func (st *stsSteps) claims(n int) map[string]string {
+	st.t.Helper()
+	out := map[string]string{}
+	pods := st.waitReady(n)
+	for name, p := range pods {
+		if v := p.Spec.Volumes; len(v) == 0 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "data-"+name {
+			st.t.Errorf("pod %s volumes %+v, want claim data-%s", name, v, name)
 		}
-		slices.Sort(names)
-		return slices.Equal(names, []string{"data-vol-0", "data-vol-1"}) && getJSON(st.s, &pods, "pods", "-n", "db", "-l", "app=vol") && len(pods.Items) == 2
-	}, "claims data-vol-0 and data-vol-1 and their pods")
-	for _, p := range pods.Items {
-		if v := p.Spec.Volumes; len(v) == 0 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "data-"+p.Name {
-			st.t.Errorf("pod %s volumes %+v, want claim data-%s", p.Name, v, p.Name)
+		var claim corev1.PersistentVolumeClaim
+		cluster.WaitFor(st.t, 60*time.Second, func() bool {
+			return getJSON(st.s, &claim, "pvc", "data-"+name, "-n", "db") && claim.Status.Phase == corev1.ClaimBound
+		}, "claim data-"+name+" Bound")
+		node, dir := st.volume(claim.Spec.VolumeName)
+		if node != p.Spec.NodeName || !strings.HasPrefix(dir, st.dataDirs[node]+"/") {
+			st.t.Errorf("volume %s of %s (on %s): node %q, directory %q; want on the pod's node, under %s",
+				claim.Spec.VolumeName, name, p.Spec.NodeName, node, dir, st.dataDirs[p.Spec.NodeName])
+		}
+		out[name] = claim.Spec.VolumeName
+	}
+	return out
+}
+
+// volume is the node a PersistentVolume's affinity names and its directory.
+func (st *stsSteps) volume(name string) (node, dir string) {
+	st.t.Helper()
+	var pv corev1.PersistentVolume
+	if !getJSON(st.s, &pv, "pv", name) {
+		st.t.Fatalf("kubectl get pv %s failed", name)
+	}
+	switch {
+	case pv.Spec.HostPath != nil:
+		dir = pv.Spec.HostPath.Path
+	case pv.Spec.Local != nil:
+		dir = pv.Spec.Local.Path
+	}
+	if a := pv.Spec.NodeAffinity; a != nil && a.Required != nil && len(a.Required.NodeSelectorTerms) > 0 {
+		if e := a.Required.NodeSelectorTerms[0].MatchExpressions; len(e) > 0 && len(e[0].Values) > 0 {
+			node = e[0].Values[0]
 		}
 	}
+	return node, dir
+}
+
+// dataSurvives deletes web-1: it comes back on the same node, and the
+// boots file on its volume holds the first start's line and its own.
+func (st *stsSteps) dataSurvives(volume string) {
+	node, dir := st.volume(volume)
+	boots := filepath.Join(dir, "boots")
+	read := func() string { b, _ := os.ReadFile(boots); return string(b) }
+	cluster.WaitFor(st.t, 30*time.Second, func() bool { return read() == "web-1\n" }, "web-1's first boot line in "+boots)
+	old := st.pods()["web-1"]
+	st.s.MustKubectl("delete", "pod", "web-1", "-n", "db", "--wait=true")
+	pods := st.waitReady(3)
+	if p := pods["web-1"]; p.UID == old.UID || p.Spec.NodeName != node {
+		st.t.Errorf("web-1 after deletion: uid %s on %s, want a new pod on %s", p.UID, p.Spec.NodeName, node)
+	}
+	cluster.WaitFor(st.t, 30*time.Second, func() bool { return read() == "web-1\nweb-1\n" },
+		"web-1's second boot line after the first in "+boots)
 }
 
 // dns resolves web-1 by its stable names from the client pod.

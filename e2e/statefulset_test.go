@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
@@ -14,8 +13,12 @@ import (
 // before is Ready (a readiness probe with an initial delay makes the gap
 // visible); web-1.web resolves from a client pod; scaling to 1 removes
 // web-2 before web-1; with partition 2 an update reaches web-2 alone;
-// `kubectl rollout undo` takes web-2 back to the first revision. A second
-// set, with volumeClaimTemplates, gets a claim data-vol-N per pod.
+// `kubectl rollout undo` takes web-2 back to the first revision. Storage
+// (volumeClaimTemplates, the built-in local-path provisioner): each pod
+// gets its claim data-web-N, bound to a volume on the pod's node; each pod
+// appends its hostname to /data/boots when it starts, and web-1 deleted
+// comes back on the same node with its first line still there; the claims
+// are kept across the scale down and reused by the pods scaled back up.
 func TestStatefulSetTwoNodes(t *testing.T) {
 	cluster.NeedNetworkTools(t)
 	br := cluster.NewBridge(t)
@@ -31,49 +34,56 @@ func TestStatefulSetTwoNodes(t *testing.T) {
 	cluster.ImportNetHelper(t, a.DataDir, d, nsA, netImage)
 	cluster.ImportNetHelper(t, b.DataDir, d, nsB, netImage)
 	s.MustKubectl("create", "namespace", "db")
-	apply(t, s, statefulManifests("web", 3, ""))
+	apply(t, s, statefulManifests(3))
 
-	st := &stsSteps{t: t, s: s}
+	st := &stsSteps{t: t, s: s, dataDirs: map[string]string{"na": a.DataDir, "nb": b.DataDir}}
 	st.orderedStart(3)
+	volumes := st.claims(3)
 	c := &svcClient{t: t, pid: cluster.TaskPID(t, d, nsB, "client")}
 	st.dns(c)
+	st.dataSurvives(volumes["web-1"])
 	st.scaleDown()
+	if again := st.claims(3); fmt.Sprint(again) != fmt.Sprint(volumes) {
+		t.Errorf("volumes after scaling down and up: %v, want the same as before, %v", again, volumes)
+	}
 	st.partitionAndUndo()
-	st.claims()
 }
 
-// statefulManifests is, in namespace db, headless Service name and
-// StatefulSet name of nethelper servers (Ready 2 s after start, with
-// extra after the container: its further fields, then the set's), and a
-// client pod on nb.
-func statefulManifests(name string, replicas int, extra string) string {
+// statefulManifests is namespace db: headless Service web, StatefulSet
+// web of nethelper servers (Ready 2 s after start; each appends its
+// hostname to /data/boots on its claim data first), and a client pod on nb.
+func statefulManifests(replicas int) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: Service
-metadata: {name: %[4]s, namespace: db}
+metadata: {name: web, namespace: db}
 spec:
   clusterIP: None
-  selector: {app: %[4]s}
+  selector: {app: web}
   ports: [{name: http, port: 8080}]
 ---
 apiVersion: apps/v1
 kind: StatefulSet
-metadata: {name: %[4]s, namespace: db}
+metadata: {name: web, namespace: db}
 spec:
-  serviceName: %[4]s
+  serviceName: web
   replicas: %[2]d
-  selector: {matchLabels: {app: %[4]s}}
+  selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: %[4]s}}
+    metadata: {labels: {app: web}}
     spec:
       terminationGracePeriodSeconds: 1
       containers:
       - name: web
         image: %[1]s
         imagePullPolicy: Never
-        command: ["nethelper", "serve", ":8080"]
+        command: ["sh", "-c", "hostname >> /data/boots; exec nethelper serve :8080"]
         ports: [{containerPort: 8080}]
         readinessProbe: {httpGet: {path: /, port: 8080}, initialDelaySeconds: 2, periodSeconds: 1}
-%[3]s---
+        volumeMounts: [{name: data, mountPath: /data}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 64Mi}}}
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: client, namespace: db}
@@ -82,14 +92,5 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - {name: client, image: %[1]s, imagePullPolicy: Never, command: ["sleep", "3600"]}
-`, netImage, replicas, extra, name)
+`, netImage, replicas)
 }
-
-// claimTemplates is the container's mount of claim data and the
-// StatefulSet's volumeClaimTemplates.
-var claimTemplates = strings.Join([]string{
-	"        volumeMounts: [{name: data, mountPath: /data}]",
-	"  volumeClaimTemplates:",
-	"  - metadata: {name: data}",
-	"    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 64Mi}}}",
-	""}, "\n")
