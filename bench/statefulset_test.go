@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/bench/minicluster"
 )
 
 // BenchmarkStatefulSet100 measures a 100-replica StatefulSet with
@@ -17,13 +18,23 @@ import (
 // process's) per pod over that span. -short: 20 replicas on 10 nodes.
 //
 //	go test -run '^$' -bench 'BenchmarkStatefulSet100$' -benchtime 1x -timeout 30m ./bench/
-func BenchmarkStatefulSet100(b *testing.B) {
+func BenchmarkStatefulSet100(b *testing.B) { benchStatefulSet(b, false) }
+
+// BenchmarkStatefulSet100Claims is BenchmarkStatefulSet100 with a
+// volumeClaimTemplate: each pod's claim is made by the controller, bound
+// to a local-path volume on the node the scheduler picks (the hollow
+// nodes report 64Gi of local storage), before the pod counts as bound.
+//
+//	go test -run '^$' -bench 'BenchmarkStatefulSet100Claims$' -benchtime 1x -timeout 30m ./bench/
+func BenchmarkStatefulSet100Claims(b *testing.B) { benchStatefulSet(b, true) }
+
+func benchStatefulSet(b *testing.B, claims bool) {
 	replicas, nodes := 100, 50
 	if testing.Short() {
 		replicas, nodes = 20, 10
 	}
 	for range b.N {
-		c := startControllerCluster(b, nodes)
+		c := startStatefulCluster(b, nodes)
 		wctx, cancel := context.WithCancel(context.Background())
 		watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
 		if err != nil {
@@ -32,7 +43,7 @@ func BenchmarkStatefulSet100(b *testing.B) {
 		load := loadAverage(b)
 		b.ResetTimer()
 		start, cpu, decodes := time.Now(), processCPU(b), api.Decodes()
-		kubectlApply(b, c, statefulSetManifest("db", replicas))
+		kubectlApply(b, c, statefulSetManifest("db", replicas, claims))
 		bound, ready := waitBoundAndReady(b, watch, replicas)
 		cpu, decodes = processCPU(b)-cpu, api.Decodes()-decodes
 		b.StopTimer()
@@ -46,7 +57,28 @@ func BenchmarkStatefulSet100(b *testing.B) {
 	}
 }
 
-func statefulSetManifest(name string, replicas int) string {
+// startStatefulCluster is startControllerCluster with hollow nodes that
+// report local storage, so that local-path claims can be placed.
+func startStatefulCluster(b *testing.B, nodes int) *minicluster.Cluster {
+	b.Helper()
+	c, err := minicluster.Start(context.Background(), minicluster.Config{Dir: b.TempDir(), Controllers: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Stop)
+	h := startHollowAt(b, c.URL, c.Token, nodes, 10*time.Second, "-cpu", "64", "-memory", "256Gi", "-local-storage", "64Gi")
+	waitStoredNodes(b, c, []*hollowProc{h}, nodes)
+	return c
+}
+
+func statefulSetManifest(name string, replicas int, claims bool) string {
+	extra := ""
+	if claims {
+		extra = `  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 64Mi}}}
+`
+	}
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: %[1]s, namespace: default}
@@ -59,5 +91,5 @@ spec:
     metadata: {labels: {app: %[1]s}}
     spec:
       containers: [{name: app, image: "registry.lan/db:v1", resources: {requests: {cpu: 10m, memory: 16Mi}}}]
-`, name, replicas)
+%[3]s`, name, replicas, extra)
 }
