@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,7 +166,8 @@ func (a *agent) build(ctx context.Context) error {
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),
-		ServicesSynced: storeServicesSynced(a.store, func() bool { return a.net != nil })})
+		ServicesSynced: storeServicesSynced(a.store, func() bool { return a.net != nil }),
+		Claims:         a.store.Claim})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}
@@ -176,8 +178,14 @@ func (a *agent) build(ctx context.Context) error {
 		return err
 	}
 	a.dns = newClusterDNS(cfg, a.store, a.net != nil)
+	local, err := newLocalStorage(cfg.LocalStoragePath, node.NodeName, cfg.Logger)
+	if err != nil {
+		return err
+	}
+	a.applier.SetOnVolumesGone(local.volumesGone)
+	a.node.Annotations = local.annotations()
 	if a.net != nil {
-		a.node.Annotations = a.net.annotations()
+		maps.Copy(a.node.Annotations, a.net.annotations())
 		a.applier.SetOnNodes(a.net.changed)
 		a.policy = newNetPolicy(a.store, a.network.sb, a.net.nodeIP, cfg.Logger)
 		a.applier.SetOnPolicy(a.policy.enf.Changed)

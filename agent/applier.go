@@ -36,6 +36,23 @@ type Applier struct {
 	heldBack HeldBackFunc // heldback.go
 	onNodes  func()       // network.go: the Nodes in the store changed
 	onPolicy func()       // netpolicy.go: what NetworkPolicy reads changed
+	// onVolumesGone gets the volumes the store no longer holds
+	// (localstorage.go).
+	onVolumesGone func([]json.RawMessage)
+}
+
+// SetOnVolumesGone sets what is told of volumes that leave the store.
+func (a *Applier) SetOnVolumesGone(fn func([]json.RawMessage)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.onVolumesGone = fn
+}
+
+// noteVolumesGone tells onVolumesGone of the volumes of before that left.
+func (a *Applier) noteVolumesGone(before map[mqtt.ObjectRef]json.RawMessage) {
+	if gone := goneSince(a.store, before); a.onVolumesGone != nil && len(gone) > 0 {
+		a.onVolumesGone(gone)
+	}
 }
 
 var _ client.BatchApplier = (*Applier)(nil)
@@ -58,13 +75,14 @@ func (a *Applier) ApplyBatch(_ context.Context, evs []mqtt.Event) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	gone := a.deletedUIDs(evs)
+	gone, vols := a.deletedUIDs(evs), volumesIn(a.store)
 	if err := a.store.ApplyEvents(evs); err != nil {
 		for _, ev := range evs {
 			a.noteHeldBack(ev.Changes, err)
 		}
 		return fmt.Errorf("apply rev %d: %w", evs[len(evs)-1].Rev, err)
 	}
+	a.noteVolumesGone(vols)
 	a.noteNodes(evs)
 	a.notePolicy(evs)
 	for i, ev := range evs {
@@ -125,10 +143,12 @@ func (a *Applier) deletedUIDs(evs []mqtt.Event) map[deletion]types.UID {
 func (a *Applier) Resync(_ context.Context, st client.State) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	vols := volumesIn(a.store)
 	if err := a.store.Replace(st.Objects, st.Rev); err != nil {
 		a.noteHeldBack(st.Objects, err)
 		return fmt.Errorf("resync at rev %d: %w", st.Rev, err)
 	}
+	a.noteVolumesGone(vols)
 	if a.onNodes != nil {
 		a.onNodes()
 	}

@@ -92,7 +92,10 @@ type Config struct {
 	// /var/log/pods and /var/log/containers).
 	PodLogDir       string
 	ContainerLogDir string
-	ImageGC         ImageGC
+	// LocalStoragePath (--default-local-storage-path) holds the local-path
+	// volumes' directories; default <DataDir>/storage.
+	LocalStoragePath string
+	ImageGC          ImageGC
 	// CNIBinDirs (--cni-bin-dir) hold the CNI plugins; CNIBridge
 	// (hidden --cni-bridge) names the pod bridge.
 	CNIBinDirs []string
@@ -112,6 +115,9 @@ type Config struct {
 func (c *Config) setDefaults() error {
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir
+	}
+	if c.LocalStoragePath == "" {
+		c.LocalStoragePath = filepath.Join(c.DataDir, "storage")
 	}
 	if c.ContainerdNamespace == "" {
 		c.ContainerdNamespace = DefaultNamespace

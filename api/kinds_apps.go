@@ -8,14 +8,14 @@ import (
 )
 
 // StatefulSets and ControllerRevisions are stored, defaulted and
-// validated as upstream's apiserver does; no controller acts on them yet.
+// validated as upstream's apiserver does; controllers/statefulset acts on
+// StatefulSets and keeps their (and DaemonSets') ControllerRevisions.
 func init() {
 	register(&Resource{Group: "apps", Version: "v1", Name: "statefulsets", Singular: "statefulset", Kind: "StatefulSet",
 		Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"},
 		Subresources: []string{"status", "scale"}, Generation: true,
-		StoredOnly: "no StatefulSet controller yet: its pods and claims are not created",
-		newObject:  func() Object { return &appsv1.StatefulSet{} },
-		newList:    func() runtime.Object { return &appsv1.StatefulSetList{} }},
+		newObject: func() Object { return &appsv1.StatefulSet{} },
+		newList:   func() runtime.Object { return &appsv1.StatefulSetList{} }},
 		Rules{
 			Default:  func(o Object) { defaultStatefulSet(o.(*appsv1.StatefulSet)) },
 			Validate: func(o Object) field.ErrorList { return validateStatefulSet(o.(*appsv1.StatefulSet)) },

@@ -21,9 +21,8 @@ func init() {
 		})
 	register(&Resource{Version: "v1", Name: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
 		ShortNames: []string{"pv"}, Subresources: []string{"status"},
-		StoredOnly: "nothing binds them to claims or mounts them into pods yet",
-		newObject:  func() Object { return &corev1.PersistentVolume{} },
-		newList:    func() runtime.Object { return &corev1.PersistentVolumeList{} }},
+		newObject: func() Object { return &corev1.PersistentVolume{} },
+		newList:   func() runtime.Object { return &corev1.PersistentVolumeList{} }},
 		Rules{
 			Default:       func(o Object) { defaultPV(o.(*corev1.PersistentVolume)) },
 			PrepareCreate: func(o Object) { o.(*corev1.PersistentVolume).Status.Phase = corev1.VolumePending },
@@ -31,9 +30,8 @@ func init() {
 		})
 	register(&Resource{Version: "v1", Name: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
 		Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"}, Subresources: []string{"status"},
-		StoredOnly: "claims are not bound, provisioned or mounted yet",
-		newObject:  func() Object { return &corev1.PersistentVolumeClaim{} },
-		newList:    func() runtime.Object { return &corev1.PersistentVolumeClaimList{} }},
+		newObject: func() Object { return &corev1.PersistentVolumeClaim{} },
+		newList:   func() runtime.Object { return &corev1.PersistentVolumeClaimList{} }},
 		Rules{
 			Default:       func(o Object) { defaultPVC(o.(*corev1.PersistentVolumeClaim)) },
 			PrepareCreate: func(o Object) { o.(*corev1.PersistentVolumeClaim).Status.Phase = corev1.ClaimPending },

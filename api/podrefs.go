@@ -12,19 +12,23 @@ import (
 const (
 	ResourceConfigMaps = "configmaps"
 	ResourceSecrets    = "secrets"
+	// ResourcePersistentVolumeClaims: a pod's claims (its agent mounts
+	// the volumes they are bound to).
+	ResourcePersistentVolumeClaims = "persistentvolumeclaims"
 )
 
-// PodRef names a ConfigMap or Secret a pod references. It lives in the
-// pod's namespace.
+// PodRef names a ConfigMap, Secret or PersistentVolumeClaim a pod
+// references. It lives in the pod's namespace.
 type PodRef struct {
-	Resource string // ResourceConfigMaps or ResourceSecrets
+	Resource string // ResourceConfigMaps, ResourceSecrets or ResourcePersistentVolumeClaims
 	Name     string
 }
 
-// PodRefs yields every ConfigMap and Secret the pod spec references, in
-// spec order, repeats included: image pull secrets, configMap, secret and
-// projected volumes, and env valueFrom and envFrom of every init, regular
-// and ephemeral container. Empty names are skipped.
+// PodRefs yields every ConfigMap, Secret and PersistentVolumeClaim the pod
+// spec references, in spec order, repeats included: image pull secrets,
+// configMap, secret, persistentVolumeClaim and projected volumes, and env
+// valueFrom and envFrom of every init, regular and ephemeral container.
+// Empty names are skipped.
 //
 // It is the one statement of the rule "a node may read what its pods
 // reference": the node authorizer and the publisher both follow it.
@@ -94,6 +98,9 @@ func (w *refWalker) volume(v *corev1.VolumeSource) {
 	}
 	if v.Secret != nil {
 		w.add(ResourceSecrets, v.Secret.SecretName)
+	}
+	if v.PersistentVolumeClaim != nil {
+		w.add(ResourcePersistentVolumeClaims, v.PersistentVolumeClaim.ClaimName)
 	}
 	if v.Projected == nil {
 		return

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // ResourceNodes: every node's desired stream carries every Node, reduced to
@@ -38,7 +42,8 @@ var serverAnnotations = []string{AnnotationNetworkBackend, AnnotationClusterCIDR
 
 // AgentAnnotations are the annotations a heartbeat may set; the server
 // removes those a heartbeat leaves out.
-var AgentAnnotations = []string{AnnotationVXLANMAC, AnnotationNodeIP}
+var AgentAnnotations = []string{AnnotationVXLANMAC, AnnotationNodeIP,
+	api.AnnotationLocalStoragePath, api.AnnotationLocalStorageCapacity}
 
 func checkAgentAnnotations(a map[string]string) error {
 	for k, v := range a {
@@ -49,6 +54,14 @@ func checkAgentAnnotations(a map[string]string) error {
 		case AnnotationNodeIP:
 			if net.ParseIP(v) == nil {
 				err = fmt.Errorf("got %q, want an IP address", v)
+			}
+		case api.AnnotationLocalStoragePath:
+			if !path.IsAbs(v) || len(v) > 4096 {
+				err = fmt.Errorf("got %q, want an absolute path", v)
+			}
+		case api.AnnotationLocalStorageCapacity:
+			if _, perr := strconv.ParseUint(v, 10, 63); perr != nil {
+				err = fmt.Errorf("got %q, want a number of bytes", v)
 			}
 		default:
 			err = fmt.Errorf("not an annotation an agent sets (want one of %q)", AgentAnnotations)
@@ -71,7 +84,7 @@ func RouteNode(n *corev1.Node) *corev1.Node {
 		Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
 		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
 	}
-	for _, k := range append(AgentAnnotations[:len(AgentAnnotations):len(AgentAnnotations)], serverAnnotations...) {
+	for _, k := range append([]string{AnnotationVXLANMAC, AnnotationNodeIP}, serverAnnotations...) {
 		if v, ok := n.Annotations[k]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}

@@ -13,6 +13,10 @@ const (
 	ResourcePods       = "pods"
 	ResourceConfigMaps = api.ResourceConfigMaps
 	ResourceSecrets    = api.ResourceSecrets
+	// ResourceClaims and ResourceVolumes: a pod's PersistentVolumeClaims,
+	// and the PersistentVolumes whose node affinity names the node.
+	ResourceClaims  = api.ResourcePersistentVolumeClaims
+	ResourceVolumes = "persistentvolumes"
 )
 
 func (r ObjectRef) check() error {
@@ -66,7 +70,7 @@ func validObjectName(s string) bool {
 	return true
 }
 
-// PodReferences lists the ConfigMaps and Secrets a pod uses, each once,
+// PodReferences lists the ConfigMaps, Secrets and claims a pod uses, each once,
 // sorted, as refs in the pod's namespace. The rule is api.PodReferences.
 func PodReferences(pod *corev1.Pod) []ObjectRef {
 	refs := api.PodReferences(&pod.Spec)

@@ -12,6 +12,7 @@ type cycle struct {
 	// affinity terms select; selfAffine says the pod is such a pod itself.
 	affinityDomains map[domain]bool
 	selfAffine      bool
+	volumes         *podVolumes // what its claims ask of a node (nil: no claims)
 }
 
 // algorithm picks a node for a pod on a snapshot: filter, then score. It
@@ -47,12 +48,18 @@ func newAlgorithm(percentage int, extra ImagePlatforms) *algorithm {
 
 // schedule returns the node for p, or a *FitError when none fits.
 func (a *algorithm) schedule(p *podInfo, s *snapshot) (string, error) {
+	return a.scheduleWithVolumes(p, s, nil)
+}
+
+// scheduleWithVolumes is schedule for a pod whose claims ask vols of a
+// node (nil: it has none).
+func (a *algorithm) scheduleWithVolumes(p *podInfo, s *snapshot, vols *podVolumes) (string, error) {
 	all := len(s.list)
 	if all == 0 {
 		return "", newFitError(p.key, 0, nil)
 	}
 	c := &a.c
-	c.pod, c.snap = p, s
+	c.pod, c.snap, c.volumes = p, s, vols
 	c.arch.resolve(p, s, a.extra)
 	c.prepareAffinity(s)
 	c.prepareAntiAffinity(s)

@@ -44,6 +44,7 @@ func defaultFilters() []filter {
 		resourcesFit{},
 		podAffinity{},
 		antiAffinity{},
+		volumeFilter{},
 	}
 }
 

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +32,12 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 		s.log.Debug("image platforms being looked up; pod waits", "pod", p.info.key)
 		return
 	}
-	node, err := s.algo.schedule(p.info, s.snap)
+	vols, msg := s.vols.resolve(p.info.pod)
+	if msg != "" {
+		s.unschedulable(ctx, p, fmt.Sprintf("0/%d nodes are available: %s.", len(s.snap.list), msg))
+		return
+	}
+	node, err := s.algo.scheduleWithVolumes(p.info, s.snap, vols)
 	if err != nil {
 		s.unschedulable(ctx, p, err.Error())
 		return
@@ -45,7 +51,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 		s.cache.forget(p.info.key, p.info.uid) // deleted or bound while it was decided
 		return
 	}
-	s.dispatch(ctx, func(ctx context.Context) { s.bind(ctx, p.qp, p.info, node) })
+	s.dispatch(ctx, func(ctx context.Context) {
+		if s.selectNode(ctx, p, vols, node) {
+			s.bind(ctx, p.qp, p.info, node)
+		}
+	})
 }
 
 // While an image's platforms are being looked up (platformsPending), its

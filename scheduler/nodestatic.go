@@ -28,6 +28,7 @@ type nodeStatic struct {
 	annotation     string   // its raw value, to notice changes
 	badAnnotation  bool     // the annotation is not valid JSON
 	topo           []string // values of the topology labels ("" = absent)
+	localStorage   int64    // local-path bytes (volumefilter.go: 0 unlimited, -1 none)
 }
 
 // Taints the scheduler puts in the place of node conditions, as the node
@@ -42,7 +43,8 @@ const (
 // labels the spreading score groups nodes by.
 func newNodeStatic(n *corev1.Node, topologyLabels []string) *nodeStatic {
 	s := &nodeStatic{node: n, name: n.Name, labels: n.Labels, unschedulable: n.Spec.Unschedulable,
-		platform: nodePlatform(n), images: nodeImages(n), annotation: n.Annotations[AnnotationImagePlatforms]}
+		platform: nodePlatform(n), images: nodeImages(n), annotation: n.Annotations[AnnotationImagePlatforms],
+		localStorage: localStorageOf(n.Annotations)}
 	s.alloc, s.maxPods = allocatableOf(&n.Status)
 	for _, t := range n.Spec.Taints {
 		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
@@ -69,7 +71,7 @@ func newNodeStatic(n *corev1.Node, topologyLabels []string) *nodeStatic {
 // placeholderStatic stands for a node that pods are bound to but whose
 // Node object the cache has not seen (or has seen deleted).
 func placeholderStatic(name string, topologyLabels []string) *nodeStatic {
-	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels))}
+	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels)), localStorage: -1}
 }
 
 // readinessTaint models the node's Ready condition as a NoSchedule taint,
@@ -120,7 +122,7 @@ func nodeImages(n *corev1.Node) map[string]int64 {
 // did not fit before.
 func sameForFilters(a, b *nodeStatic) bool {
 	return a.unschedulable == b.unschedulable && a.alloc == b.alloc && a.maxPods == b.maxPods &&
-		a.platform == b.platform && a.annotation == b.annotation &&
+		a.platform == b.platform && a.annotation == b.annotation && a.localStorage == b.localStorage &&
 		sameTaint(a.readyTaint, b.readyTaint) && maps.Equal(a.labels, b.labels) &&
 		slices.EqualFunc(a.taints, b.taints, func(x, y corev1.Taint) bool {
 			return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect

@@ -105,6 +105,7 @@ type Scheduler struct {
 	pods    *reflector
 	view    *informer.View // with a Cache
 	nodeInf *informer.Informer
+	vols    *volumeSource // with a Cache; nil: claims are not looked at
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -128,6 +129,7 @@ func New(cfg Config) (*Scheduler, error) {
 		s.nodeInf = s.view.Informer(nodesResource)
 		s.nodeInf.AddHandler(cacheHandler(nodeHandler{s}))
 		s.view.Informer(podsResource).AddHandler(cacheHandler(podHandler{s}))
+		s.vols = newVolumeSource(s.view, s.queue.moveAll)
 		return s, nil
 	}
 	s.nodes = newReflector(cfg.Store, nodesResource, s.log, nodeHandler{s})

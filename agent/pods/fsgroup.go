@@ -22,7 +22,8 @@ const (
 // applyFSGroup gives the pod's volumes to its fsGroup, as the kubelet's
 // SetVolumeOwnership: emptyDirs once (later files inherit the group through
 // setgid), object volumes after every prepare since their files are
-// rewritten. hostPath volumes are left alone, as upstream.
+// rewritten; persistentVolumeClaim volumes once, as emptyDirs. hostPath
+// volumes are left alone, as upstream.
 func (w *worker) applyFSGroup(pod *corev1.Pod) error {
 	psc := pod.Spec.SecurityContext
 	if psc == nil || psc.FSGroup == nil {
@@ -51,7 +52,7 @@ func (w *worker) applyFSGroup(pod *corev1.Pod) error {
 // files are given read-only.
 func fsGroupVolume(vol *corev1.Volume) (readOnly, ok bool) {
 	switch {
-	case vol.EmptyDir != nil:
+	case vol.EmptyDir != nil, vol.PersistentVolumeClaim != nil:
 		return false, true
 	case vol.ConfigMap != nil, vol.Secret != nil, vol.Projected != nil, vol.DownwardAPI != nil:
 		return true, true

@@ -80,6 +80,9 @@ type Config struct {
 	// informer, so a pod started early does not miss its variables.
 	ServicesSynced func() bool
 	ServicesWait   time.Duration
+	// Claims finds the volumes bound to pods' claims (nil: pods with
+	// persistentVolumeClaim volumes wait with FailedMount).
+	Claims ClaimLookup
 }
 
 func (c *Config) setDefaults() error {

@@ -31,7 +31,8 @@ type volumes struct {
 	tmpfs  map[string]bool
 	apiRO  map[string]bool // configMap, secret, projected, downwardAPI: mounted read-only
 	log    *slog.Logger
-	nodeIP string // for downward API files (status.podIP, status.hostIP)
+	nodeIP string      // for downward API files (status.podIP, status.hostIP)
+	claims ClaimLookup // persistentVolumeClaim volumes (claims.go); nil: none
 }
 
 func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {
@@ -77,8 +78,10 @@ func (v *volumes) prepareOne(ctx context.Context, pod *corev1.Pod, vol *corev1.V
 	case vol.DownwardAPI != nil:
 		v.paths[vol.Name] = dir
 		return v.downwardAPI(pod, dir, vol.DownwardAPI)
+	case vol.PersistentVolumeClaim != nil:
+		return v.claimVolume(ctx, ns, vol)
 	}
-	return fmt.Errorf("only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes are supported")
+	return fmt.Errorf("only hostPath, emptyDir, configMap, secret, projected, downwardAPI and persistentVolumeClaim volumes are supported")
 }
 
 // emptyDir makes the directory; medium Memory mounts a tmpfs when the

@@ -65,7 +65,7 @@ func run(args []string) error {
 func parseFlags(args []string) (hollownode.Config, slog.Level, error) {
 	fs := flag.NewFlagSet("hollow", flag.ContinueOnError)
 	var cfg hollownode.Config
-	var cpu, memory, labels, logLevel string
+	var cpu, memory, labels, logLevel, storage string
 	fs.StringVar(&cfg.Server, "server", "", "API server URL, https://host:port (required)")
 	fs.StringVar(&cfg.Token, "token", "", "join token (required)")
 	fs.IntVar(&cfg.Nodes, "nodes", 1, "number of nodes")
@@ -73,6 +73,7 @@ func parseFlags(args []string) (hollownode.Config, slog.Level, error) {
 	fs.StringVar(&cfg.Arch, "arch", "arm64", "architecture the nodes report")
 	fs.StringVar(&cpu, "cpu", "4", "CPU capacity of each node")
 	fs.StringVar(&memory, "memory", "4Gi", "memory capacity of each node")
+	fs.StringVar(&storage, "local-storage", "", "local-path capacity each node reports, e.g. 64Gi (default: none)")
 	fs.StringVar(&labels, "labels", "", "extra node labels, k=v,k2=v2")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat interval")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "where node credentials are kept (default $TMPDIR/bramble-hollow)")
@@ -91,6 +92,11 @@ func parseFlags(args []string) (hollownode.Config, slog.Level, error) {
 	}
 	if cfg.Memory, err = resource.ParseQuantity(memory); err != nil {
 		return cfg, 0, fmt.Errorf("-memory %q: %w", memory, err)
+	}
+	if storage != "" {
+		if cfg.LocalStorage, err = resource.ParseQuantity(storage); err != nil {
+			return cfg, 0, fmt.Errorf("-local-storage %q: %w", storage, err)
+		}
 	}
 	if cfg.Labels, err = hollownode.ParseLabels(labels); err != nil {
 		return cfg, 0, err

@@ -63,6 +63,7 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.StringVar(&cfg.ContainerdRoot, "containerd-root", agent.DefaultContainerdRoot, "containerd's root folder, whose filesystem image garbage collection watches")
 	f.StringVar(&cfg.PodLogDir, "pod-log-dir", agent.DefaultPodLogDir, "folder of the containers' log files, <ns>_<pod>_<uid>/<container>/<restart>.log as the kubelet writes them")
 	f.StringVar(&cfg.ContainerLogDir, "container-log-dir", agent.DefaultContainerLogDir, "folder of the links <pod>_<ns>_<container>-<id>.log to the containers' log files, where log shippers look")
+	f.StringVar(&cfg.LocalStoragePath, "default-local-storage-path", "", "folder of the local-path volumes' directories (default <data-dir>/storage)")
 	f.IntVar(&cfg.ImageGC.High, "image-gc-high-threshold", 85, "percent of the image filesystem used above which unused images are removed")
 	f.IntVar(&cfg.ImageGC.Low, "image-gc-low-threshold", 80, "percent of the image filesystem used that image garbage collection brings it down to")
 	f.DurationVar(&cfg.ImageGC.Interval, "image-gc-interval", 5*time.Minute, "how often the image filesystem is checked")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/history"
 )
 
 // Component is the name the controller's events report.
@@ -49,6 +50,7 @@ type Controller struct {
 	rec     *controllers.Recorder
 	exp     *controllers.Expectations
 	backoff *failureBackoff
+	history *history.Store
 }
 
 // New makes the controller and registers its informers and handlers with
@@ -64,12 +66,18 @@ func New(d controllers.Deps) *Controller {
 		rec:     controllers.NewRecorder(d.Client, Component, log),
 		exp:     controllers.NewExpectations(expectationTimeout, d.Clock()),
 		backoff: newFailureBackoff(),
+		history: history.NewStore(d.Client, d.Cache),
 	}
 	c.dsInf.AddHandler(controllers.EnqueueHandler(c.queue))
 	c.podInf.AddHandler(controllers.Handler{
 		OnAdd:    func(o api.Object) { c.podChanged(nil, o, false) },
 		OnUpdate: func(old, cur api.Object) { c.podChanged(old, cur, false) },
 		OnDelete: func(o api.Object) { c.podChanged(nil, o, true) },
+	})
+	c.history.Informer().AddHandler(controllers.Handler{
+		OnAdd:    c.revisionChanged,
+		OnUpdate: func(_, cur api.Object) { c.revisionChanged(cur) },
+		OnDelete: c.revisionChanged,
 	})
 	c.nodeInf.AddHandler(controllers.Handler{
 		OnAdd:    func(api.Object) { c.enqueueAll() },

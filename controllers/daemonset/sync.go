@@ -66,15 +66,15 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	st := c.snapshot(ds)
-	var err error
+	err := c.syncHistory(ctx, ds, st)
 	if !c.exp.Satisfied(key, controllers.CachedPods(c.podInf, ns)) {
 		c.queue.AddAfter(key, expectationTimeout) // in case the pod events never come
 	} else {
-		var acted bool
-		acted, err = c.manage(ctx, key, ds, st)
-		if !acted && err == nil && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
-			err = c.rollingUpdate(ctx, key, ds, st)
+		acted, merr := c.manage(ctx, key, ds, st)
+		if !acted && merr == nil && ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+			merr = c.rollingUpdate(ctx, key, ds, st)
 		}
+		err = errors.Join(err, merr)
 	}
 	return errors.Join(err, c.updateStatus(ctx, key, ds, st))
 }

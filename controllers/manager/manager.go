@@ -21,6 +21,8 @@ import (
 	"github.com/bramble-edge/bramble/controllers/replicaset"
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
 	"github.com/bramble-edge/bramble/controllers/servicelb"
+	"github.com/bramble-edge/bramble/controllers/statefulset"
+	"github.com/bramble-edge/bramble/controllers/volume"
 )
 
 // runner is one controller as the manager sees it.
@@ -64,6 +66,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"replicaset", replicaset.New(d), 5},
 		{"deployment", deployment.New(d), 5},
 		{"daemonset", daemonset.New(d), 2},
+		{"statefulset", statefulset.New(d), 2},
 		{"job", job.New(d), 5},
 		{"cronjob", cronjob.New(d), 2},
 		{"node-lifecycle", nodelifecycle.New(d), 2},
@@ -74,6 +77,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"endpoints", endpoints.New(d), 2},
 		{"endpointslice", endpoints.NewSlices(d), 2},
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
+		{"persistentvolume", volume.New(d), 2},
 	}
 	if !cfg.DisableServiceLB {
 		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})

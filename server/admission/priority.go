@@ -163,12 +163,15 @@ func EnsureSystemPriorityClasses(ctx context.Context, c *registry.Client) error 
 }
 
 // InstallPolicy adds the policy plugins to reg in upstream's order
-// (priority and runtime class before limit ranges, quotas last, so a
-// quota counts what the others set) and creates the system priority
-// classes.
+// (priority, runtime class and storage before limit ranges, quotas last,
+// so a quota counts what the others set) and creates the system priority
+// classes and the local-path storage class.
 func InstallPolicy(ctx context.Context, reg *registry.Registry) error {
-	reg.Use(NewPriority(reg), NewRuntimeClass(reg), NewLimitRange(reg), NewQuota(reg))
+	reg.Use(NewPriority(reg), NewRuntimeClass(reg), NewStorage(reg), NewLimitRange(reg), NewQuota(reg))
 	if err := EnsureSystemPriorityClasses(ctx, reg.Client()); err != nil {
+		return fmt.Errorf("policy admission: %w", err)
+	}
+	if err := EnsureLocalPathClass(ctx, reg.Client()); err != nil {
 		return fmt.Errorf("policy admission: %w", err)
 	}
 	return nil

@@ -48,10 +48,10 @@ func (g *nodeGraph) PodNode(ctx context.Context, namespace, name string) (string
 	return pod.Spec.NodeName, nil
 }
 
-// NodeReferences reports whether any pod bound to node uses the ConfigMap
-// or Secret namespace/name, by the rule of api.PodReferences.
+// NodeReferences reports whether any pod bound to node uses the ConfigMap,
+// Secret or claim namespace/name, by the rule of api.PodReferences.
 func (g *nodeGraph) NodeReferences(ctx context.Context, node, resource, namespace, name string) (bool, error) {
-	if resource != api.ResourceConfigMaps && resource != api.ResourceSecrets {
+	if resource != api.ResourceConfigMaps && resource != api.ResourceSecrets && resource != api.ResourcePersistentVolumeClaims {
 		return false, nil
 	}
 	if pods, ok := g.pods(); ok {

@@ -18,7 +18,8 @@ import (
 //   - pods: list and watch with fieldSelector spec.nodeName=<node>; get and
 //     delete (the agent finalises deletions) a pod bound to it; get, update
 //     and patch pods/status of a pod bound to it. No create.
-//   - configmaps, secrets: get one that a pod bound to it references.
+//   - configmaps, secrets, persistentvolumeclaims: get one that a pod
+//     bound to it references.
 //   - events (core and events.k8s.io): create and patch.
 //   - leases (coordination.k8s.io) in kube-node-lease: get, create and
 //     update the one named after it.
@@ -34,7 +35,7 @@ func (a *authorizer) authorizeNode(ctx context.Context, user *User, attrs Attrib
 		return nodeOwnNode(user, attrs)
 	case core && attrs.Resource == "pods":
 		return a.nodePods(ctx, user, attrs)
-	case core && (attrs.Resource == "configmaps" || attrs.Resource == "secrets"):
+	case core && (attrs.Resource == "configmaps" || attrs.Resource == "secrets" || attrs.Resource == "persistentvolumeclaims"):
 		return a.nodeReferenced(ctx, user, attrs)
 	case attrs.Resource == "events" && (core || attrs.Group == "events.k8s.io"):
 		return allowVerbs(user, attrs, "create", "patch")

@@ -29,6 +29,9 @@ type index struct {
 	// and the Services and EndpointSlices in svcs (svc_index.go).
 	routed map[string]bool
 	svcs   map[mqtt.ObjectRef]*datastore.KeyValue
+	// volumes are the PersistentVolumes and the node each is sent to
+	// (volumes.go).
+	volumes map[mqtt.ObjectRef]*volumeEntry
 	// source, when set, gives decoded pods (CachePods); nil: decode here.
 	source PodSource
 	// scope is each node's NetworkPolicy view (netpol_*.go); store is
@@ -71,14 +74,15 @@ func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
 		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
 		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}, scope: newPolicyScope(),
-		svcs: map[mqtt.ObjectRef]*datastore.KeyValue{}}
+		svcs: map[mqtt.ObjectRef]*datastore.KeyValue{}, volumes: map[mqtt.ObjectRef]*volumeEntry{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
 // page, every resource at the same revision) and returns that revision.
 func (x *index) load(ctx context.Context, store datastore.Store) (int64, error) {
 	var rev int64
-	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets, mqtt.ResourceNodes} {
+	for _, res := range []string{mqtt.ResourcePods, mqtt.ResourceConfigMaps, mqtt.ResourceSecrets, mqtt.ResourceClaims,
+		mqtt.ResourceNodes, mqtt.ResourceVolumes} {
 		var bad error
 		got, err := listwatch.ListAt(ctx, store, registryPrefix+"core/"+res+"/", rev, func(kv *datastore.KeyValue) {
 			ref, ok := parseKey(kv.Key)
@@ -113,6 +117,8 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 		x.applyReferenced(ref, ev, out)
 	case ref.Resource == mqtt.ResourceNodes:
 		return out, x.applyNode(ref, ev, out)
+	case ref.Resource == mqtt.ResourceVolumes:
+		return out, x.applyVolume(ref, ev, out)
 	case isServiceInput(ref.Resource):
 		return out, x.applyService(ref, ev, out)
 	}
@@ -256,6 +262,10 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 		kv := x.svcs[ref]
 		return kv != nil && x.routed[node], kv
 	}
+	if ref.Resource == mqtt.ResourceVolumes {
+		v := x.volumes[ref]
+		return v != nil && v.node == node, volumeKV(v)
+	}
 	kv := x.objs[ref]
 	return kv != nil && x.users[ref][node] > 0, kv
 }
@@ -276,6 +286,7 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 		}
 	}
 	refs = append(refs, x.scope.nodeView(node)...)
+	refs = append(refs, x.volumeView(node)...)
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
 	if x.routed[node] {

@@ -146,7 +146,7 @@ func changeType(t datastore.EventType) mqtt.ChangeType {
 // isReferenced reports whether objects of this resource go to nodes whose
 // pods reference them.
 func isReferenced(resource string) bool {
-	return resource == mqtt.ResourceConfigMaps || resource == mqtt.ResourceSecrets
+	return resource == mqtt.ResourceConfigMaps || resource == mqtt.ResourceSecrets || resource == mqtt.ResourceClaims
 }
 
 // PodSource hands the publisher pods the process has decoded already, so
@@ -209,7 +209,7 @@ func (s *cachePods) await(rev int64) bool {
 	return true
 }
 
-// podRefs are the ConfigMaps and Secrets a pod in namespace references
+// podRefs are the ConfigMaps, Secrets and claims a pod in namespace references
 // (mqtt.PodReferences, without writing the namespace into a shared pod).
 func podRefs(spec *corev1.PodSpec, namespace string) []mqtt.ObjectRef {
 	refs := api.PodReferences(spec)

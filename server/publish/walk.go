@@ -91,7 +91,7 @@ func (res *walkResult) record(node string, ev *datastore.Event) error {
 	ref, ok := parseKey(ev.KV.Key)
 	switch {
 	case !ok:
-	case isReferenced(ref.Resource):
+	case isReferenced(ref.Resource) || ref.Resource == mqtt.ResourceVolumes:
 		res.touched[ref] = true
 	case ref.Resource == mqtt.ResourcePods:
 		res.podWrites = true

@@ -60,6 +60,9 @@ type Config struct {
 	// SucceedAfter is how long a pod with restartPolicy Never or OnFailure
 	// runs before it reports Succeeded (default 1s).
 	SucceedAfter time.Duration
+	// LocalStorage, when set, is the local-path capacity the nodes report
+	// (-local-storage), so the local-path provisioner serves them.
+	LocalStorage resource.Quantity
 	Logger       *slog.Logger
 	// OnReceive, when set, sees every desired Event a node receives, on the
 	// MQTT delivery goroutine (benchmarks time commit-to-receipt with it).

@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/client"
@@ -146,6 +148,10 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 	}
 	if len(c.Images) > 0 {
 		hb.Status.ImagePlatforms = c.Images
+	}
+	if !c.LocalStorage.IsZero() {
+		hb.Annotations = map[string]string{api.AnnotationLocalStoragePath: "/var/lib/bramble/storage",
+			api.AnnotationLocalStorageCapacity: strconv.FormatInt(c.LocalStorage.Value(), 10)}
 	}
 	return hb
 }

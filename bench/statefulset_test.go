@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/bench/minicluster"
+)
+
+// BenchmarkStatefulSet100 measures a 100-replica StatefulSet with
+// podManagementPolicy Parallel from `kubectl apply` (the real kubectl) to
+// its 100 pods bound and then all Running and Ready on 50 hollow nodes in
+// a process of their own, through the in-process server with its
+// controllers and scheduler; it also reports the server's CPU (this
+// process's) per pod over that span. -short: 20 replicas on 10 nodes.
+//
+//	go test -run '^$' -bench 'BenchmarkStatefulSet100$' -benchtime 1x -timeout 30m ./bench/
+func BenchmarkStatefulSet100(b *testing.B) { benchStatefulSet(b, false) }
+
+// BenchmarkStatefulSet100Claims is BenchmarkStatefulSet100 with a
+// volumeClaimTemplate: each pod's claim is made by the controller, bound
+// to a local-path volume on the node the scheduler picks (the hollow
+// nodes report 64Gi of local storage), before the pod counts as bound.
+//
+//	go test -run '^$' -bench 'BenchmarkStatefulSet100Claims$' -benchtime 1x -timeout 30m ./bench/
+func BenchmarkStatefulSet100Claims(b *testing.B) { benchStatefulSet(b, true) }
+
+func benchStatefulSet(b *testing.B, claims bool) {
+	replicas, nodes := 100, 50
+	if testing.Short() {
+		replicas, nodes = 20, 10
+	}
+	for range b.N {
+		c := startStatefulCluster(b, nodes)
+		wctx, cancel := context.WithCancel(context.Background())
+		watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		load := loadAverage(b)
+		b.ResetTimer()
+		start, cpu, decodes := time.Now(), processCPU(b), api.Decodes()
+		kubectlApply(b, c, statefulSetManifest("db", replicas, claims))
+		bound, ready := waitBoundAndReady(b, watch, replicas)
+		cpu, decodes = processCPU(b)-cpu, api.Decodes()-decodes
+		b.StopTimer()
+		cancel()
+		b.ReportMetric(bound.Sub(start).Seconds(), "s-to-bound")
+		b.ReportMetric(ready.Sub(start).Seconds(), "s-to-running")
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(replicas), "cpu-ms/pod")
+		b.ReportMetric(float64(decodes)/float64(replicas), "decodes/pod")
+		b.ReportMetric(load, "load1")
+		c.Stop()
+	}
+}
+
+// startStatefulCluster is startControllerCluster with hollow nodes that
+// report local storage, so that local-path claims can be placed.
+func startStatefulCluster(b *testing.B, nodes int) *minicluster.Cluster {
+	b.Helper()
+	c, err := minicluster.Start(context.Background(), minicluster.Config{Dir: b.TempDir(), Controllers: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Stop)
+	h := startHollowAt(b, c.URL, c.Token, nodes, 10*time.Second, "-cpu", "64", "-memory", "256Gi", "-local-storage", "64Gi")
+	waitStoredNodes(b, c, []*hollowProc{h}, nodes)
+	return c
+}
+
+func statefulSetManifest(name string, replicas int, claims bool) string {
+	extra := ""
+	if claims {
+		extra = `  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 64Mi}}}
+`
+	}
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: %[1]s, namespace: default}
+spec:
+  replicas: %[2]d
+  serviceName: %[1]s
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      containers: [{name: app, image: "registry.lan/db:v1", resources: {requests: {cpu: 10m, memory: 16Mi}}}]
+%[3]s`, name, replicas, extra)
+}
