@@ -196,3 +196,21 @@ func (h *harness) event(claim, reason string) error {
 	}
 	return fmt.Errorf("no %s event about %s among %d events", reason, claim, len(l.Items))
 }
+
+// TestPodPlacedByNameProvisionsOnItsNode: a pod given spec.nodeName (no
+// scheduler, so no selected node) still gets its claim's volume on its
+// node.
+func TestPodPlacedByNameProvisionsOnItsNode(t *testing.T) {
+	h := start(t)
+	h.class("local-path", api.ProvisionerLocalPath, storagev1.VolumeBindingWaitForFirstConsumer, corev1.PersistentVolumeReclaimDelete)
+	h.node("pi-2", "/srv")
+	h.claim("data", "local-path", "1Gi")
+	controllertest.MustCreate(h.Env, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: "pi-2", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+			Volumes: []corev1.Volume{{Name: "d", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}})
+	pv := controllertest.MustGet[*corev1.PersistentVolume](h.Env, volumesRes, "", h.waitBound("data").Spec.VolumeName)
+	if n := api.LocalPathNode(pv); n != "pi-2" {
+		t.Errorf("node affinity: got %q, want pi-2", n)
+	}
+}
