@@ -64,8 +64,10 @@ func (c *Controller) bindClaim(ctx context.Context, pvc *corev1.PersistentVolume
 	}
 	node := pvc.Annotations[api.AnnotationSelectedNode]
 	if api.WaitsForFirstConsumer(sc) && node == "" {
-		c.events.Eventf(pvc, corev1.EventTypeNormal, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
-		return nil
+		if node = c.consumerNode(pvc); node == "" {
+			c.events.Eventf(pvc, corev1.EventTypeNormal, "WaitForFirstConsumer", "waiting for first consumer to be created before binding")
+			return nil
+		}
 	}
 	if pv := c.findVolume(pvc, node); pv != nil {
 		return c.bind(ctx, pvc, pv)
@@ -153,4 +155,16 @@ func (c *Controller) claimPhase(ctx context.Context, pvc *corev1.PersistentVolum
 		return fmt.Errorf("claim %s/%s status %s: %w", pvc.Namespace, pvc.Name, phase, err)
 	}
 	return nil
+}
+
+// consumerNode is the node of a pod using pvc that was placed without the
+// scheduler (spec.nodeName set at create), which therefore wrote no
+// selected node on the claim; "" when there is none.
+func (c *Controller) consumerNode(pvc *corev1.PersistentVolumeClaim) string {
+	for _, o := range c.pods.ByIndex(indexClaim, controllers.KeyOf(pvc)) {
+		if pod := o.(*corev1.Pod); pod.Spec.NodeName != "" && pod.DeletionTimestamp == nil {
+			return pod.Spec.NodeName
+		}
+	}
+	return ""
 }

@@ -196,3 +196,62 @@ func (h *harness) event(claim, reason string) error {
 	}
 	return fmt.Errorf("no %s event about %s among %d events", reason, claim, len(l.Items))
 }
+
+// TestPodPlacedByNameProvisionsOnItsNode: a pod given spec.nodeName (no
+// scheduler, so no selected node) still gets its claim's volume on its
+// node.
+func TestPodPlacedByNameProvisionsOnItsNode(t *testing.T) {
+	h := start(t)
+	h.class("local-path", api.ProvisionerLocalPath, storagev1.VolumeBindingWaitForFirstConsumer, corev1.PersistentVolumeReclaimDelete)
+	h.node("pi-2", "/srv")
+	h.claim("data", "local-path", "1Gi")
+	controllertest.MustCreate(h.Env, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "default"},
+		Spec: corev1.PodSpec{NodeName: "pi-2", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+			Volumes: []corev1.Volume{{Name: "d", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}})
+	pv := controllertest.MustGet[*corev1.PersistentVolume](h.Env, volumesRes, "", h.waitBound("data").Spec.VolumeName)
+	if n := api.LocalPathNode(pv); n != "pi-2" {
+		t.Errorf("node affinity: got %q, want pi-2", n)
+	}
+}
+
+func (h *harness) staticVolume(name, class, node string) {
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: []string{api.FinalizerPVProtection}},
+		Spec: corev1.PersistentVolumeSpec{StorageClassName: class,
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/" + name}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}}
+	controllertest.MustCreate(h.Env, pv)
+}
+
+// TestStaticLocalOnSelectedNodeAndPVProtection: a WaitForFirstConsumer
+// claim of a no-provisioner class binds the local volume on its selected
+// node, not the one elsewhere; a bound volume being deleted stays until
+// its claim is gone.
+func TestStaticLocalOnSelectedNodeAndPVProtection(t *testing.T) {
+	h := start(t)
+	h.class("local", api.ProvisionerNone, storagev1.VolumeBindingWaitForFirstConsumer, corev1.PersistentVolumeReclaimRetain)
+	h.node("pi-1", "/srv")
+	h.node("pi-2", "/srv")
+	h.staticVolume("disk-1", "local", "pi-1")
+	h.staticVolume("disk-2", "local", "pi-2")
+	h.claim("data", "local", "1Gi")
+	h.selectNode("data", "pi-2")
+	if got := h.waitBound("data").Spec.VolumeName; got != "disk-2" {
+		t.Fatalf("bound to %s, want disk-2 (on the selected node)", got)
+	}
+	if err := h.Client.Delete(h.Ctx, volumesRes, "", "disk-2", controllers.DeleteOptions{}); err != nil {
+		t.Fatalf("delete volume: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if pv := controllertest.MustGet[*corev1.PersistentVolume](h.Env, volumesRes, "", "disk-2"); pv.DeletionTimestamp == nil {
+		t.Fatalf("bound volume: got no deletion mark, want it kept by pv-protection while being deleted")
+	}
+	if err := h.Client.Delete(h.Ctx, claimsRes, "default", "data", controllers.DeleteOptions{}); err != nil {
+		t.Fatalf("delete claim: %v", err)
+	}
+	h.gone("persistentvolumes", "", "disk-2")
+}
