@@ -143,12 +143,14 @@ func (a *Applier) deletedUIDs(evs []mqtt.Event) map[deletion]types.UID {
 func (a *Applier) Resync(_ context.Context, st client.State) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	vols := volumesIn(a.store)
+	// Volumes missing from a relist are not reclaimed: the list may come
+	// from a datastore restored to an earlier snapshot, or from a server
+	// that does not send volumes, and a directory left behind is better
+	// than data lost. Only a DELETED change removes one (ApplyBatch).
 	if err := a.store.Replace(st.Objects, st.Rev); err != nil {
 		a.noteHeldBack(st.Objects, err)
 		return fmt.Errorf("resync at rev %d: %w", st.Rev, err)
 	}
-	a.noteVolumesGone(vols)
 	if a.onNodes != nil {
 		a.onNodes()
 	}
