@@ -34,6 +34,8 @@ type ctrState struct {
 	prevID      string // previous attempt, kept for logs --previous
 	rs          *runtime.ContainerStatus
 	exitHandled bool
+	sidecarUp   bool   // a sidecar that has started (sidecars.go)
+	msgID, msg  string // termination message of container msgID
 	last        *corev1.ContainerStateTerminated
 
 	waiting, message string
@@ -117,7 +119,9 @@ func (w *worker) adoptPrevious(ctx context.Context, st *ctrState) {
 	}
 	rs, err := w.m.rt.ContainerStatus(ctx, st.prevID)
 	if err == nil {
+		pod, _ := w.snapshot()
 		st.last = terminated(&rs)
+		st.last.Message = w.termMessage(podContainer(pod, st.name), &rs)
 	}
 }
 

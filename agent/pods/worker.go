@@ -30,6 +30,7 @@ type worker struct {
 	vols       *volumes
 	initDone   bool
 	initFail   bool
+	failed     *failure // the agent ended the pod (deadline.go)
 	volErr     error
 	sb         *sandbox.Sandbox // the pod's network, once set up
 	netErr     error            // why it is not, meanwhile
