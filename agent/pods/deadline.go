@@ -43,6 +43,9 @@ func (w *worker) fail(ctx context.Context, pod *corev1.Pod, reason, message stri
 	w.log.Info("failing pod", "reason", reason, "message", message)
 	w.event(pod, "", events.Warning, reason, "%s", message)
 	w.failed = &failure{reason: reason, message: message}
+	w.mu.Lock()
+	w.ended = true
+	w.mu.Unlock()
 	w.stopInOrder(ctx, pod, grace(pod, w.m.cfg.DefaultGrace))
 	for _, st := range w.ctrs {
 		w.observe(ctx, st)
@@ -56,4 +59,17 @@ func (w *worker) applyFailure(s *corev1.PodStatus) {
 		return
 	}
 	s.Phase, s.Reason, s.Message = corev1.PodFailed, w.failed.reason, w.failed.message
+}
+
+// resumeFailure takes over an end the agent reported before it
+// restarted (the pod's status as the server holds it): such a pod's
+// containers are not started again, and its status is left as it is.
+func (w *worker) resumeFailure(pod *corev1.Pod) {
+	s := pod.Status
+	if s.Phase != corev1.PodFailed || (s.Reason != ReasonEvicted && s.Reason != ReasonDeadlineExceeded) {
+		return
+	}
+	w.failed = &failure{reason: s.Reason, message: s.Message}
+	w.ended, w.reclaimed = true, s.Reason == ReasonEvicted
+	w.last = s.DeepCopy()
 }

@@ -21,7 +21,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 		w.stopSidecars(ctx, pod)
 		return
 	}
-	if w.initFail || w.pastDeadline(ctx, pod) {
+	if w.initFail || w.evictIfAsked(ctx, pod) || w.pastDeadline(ctx, pod) {
 		return
 	}
 	// A volume that cannot be prepared (its ConfigMap is gone) holds back

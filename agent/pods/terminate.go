@@ -9,6 +9,10 @@ import (
 // terminate stops the pod's containers together with its grace period,
 // reports their final state, then removes them, their logs and volumes.
 func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
+	if w.reclaimed { // evicted: stopped, reported and removed already
+		w.removeAll(ctx, pod)
+		return
+	}
 	w.stopInOrder(ctx, pod, grace(pod, w.m.cfg.DefaultGrace))
 	if w.last != nil {
 		for _, st := range w.ctrs {

@@ -24,6 +24,8 @@ type worker struct {
 	mu       sync.Mutex
 	pod      *corev1.Pod
 	deleting bool
+	evictMsg string // an eviction asked for (evict.go)
+	ended    bool   // the agent failed the pod (deadline.go)
 	wake     chan struct{}
 
 	ctrs       map[string]*ctrState
@@ -31,6 +33,7 @@ type worker struct {
 	initDone   bool
 	initFail   bool
 	failed     *failure // the agent ended the pod (deadline.go)
+	reclaimed  bool     // an evicted pod's containers and volumes are gone
 	volErr     error
 	sb         *sandbox.Sandbox // the pod's network, once set up
 	netErr     error            // why it is not, meanwhile
@@ -49,6 +52,7 @@ func newWorker(m *Manager, pod *corev1.Pod) *worker {
 		vols: newVolumes(m.cfg.DataDir, pod.UID, m.lookup),
 	}
 	w.vols.log, w.vols.nodeIP = w.log, m.cfg.NodeIP
+	w.resumeFailure(pod)
 	return w
 }
 
