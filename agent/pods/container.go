@@ -86,11 +86,13 @@ func (w *worker) adopt(ctx context.Context, pod *corev1.Pod) {
 		w.log.Warn("list containers to adopt", "err", err)
 		return
 	}
+	logPaths := map[string]string{}
 	for i := range cs {
 		c := cs[i]
 		if c.PodUID != string(pod.UID) {
 			continue
 		}
+		logPaths[c.ID] = c.LogPath
 		n, err := strconv.Atoi(c.Labels[LabelAttempt])
 		if err != nil {
 			w.remove(ctx, c.ID)
@@ -111,6 +113,7 @@ func (w *worker) adopt(ctx context.Context, pod *corev1.Pod) {
 	for _, st := range w.ctrs {
 		w.adoptPrevious(ctx, st)
 	}
+	w.relinkLogs(pod, logPaths)
 }
 
 func (w *worker) adoptPrevious(ctx context.Context, st *ctrState) {

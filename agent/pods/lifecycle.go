@@ -36,6 +36,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	}
 	w.volErr = err
 	w.ensureSandbox(ctx, pod)
+	w.ensurePodCgroup(ctx, pod)
 	if w.initDone {
 		w.syncSidecars(ctx, pod)
 	} else if !w.syncInit(ctx, pod) {

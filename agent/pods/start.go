@@ -157,6 +157,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
 	}
 	applyResources(&s, c.Resources)
+	s.PodCgroup = w.podCgroup
 	s.Sandbox = w.runtimeSandbox(pod)
 	if s.Security, err = w.security(pod, c); err != nil {
 		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)

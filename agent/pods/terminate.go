@@ -43,6 +43,7 @@ func (w *worker) removeAll(ctx context.Context, pod *corev1.Pod) {
 		}
 	}
 	w.m.teardownNetwork(ctx, pod.UID)
+	w.m.removePodCgroup(ctx, pod)
 	if err := w.vols.cleanup(); err != nil {
 		w.log.Warn("remove pod directory", "err", err)
 	}

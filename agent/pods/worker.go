@@ -28,20 +28,22 @@ type worker struct {
 	ended    bool   // the agent failed the pod (deadline.go)
 	wake     chan struct{}
 
-	ctrs       map[string]*ctrState
-	vols       *volumes
-	initDone   bool
-	initFail   bool
-	failed     *failure // the agent ended the pod (deadline.go)
-	reclaimed  bool     // an evicted pod's containers and volumes are gone
-	volErr     error
-	sb         *sandbox.Sandbox // the pod's network, once set up
-	netErr     error            // why it is not, meanwhile
-	netNext    time.Time        // when a failed setup is tried again
-	netBackoff time.Duration
-	owned      map[string]bool // volumes given to fsGroup (fsgroup.go)
-	startTime  time.Time
-	last       *corev1.PodStatus
+	ctrs         map[string]*ctrState
+	vols         *volumes
+	initDone     bool
+	initFail     bool
+	failed       *failure // the agent ended the pod (deadline.go)
+	reclaimed    bool     // an evicted pod's containers and volumes are gone
+	podCgroup    bool     // the pod's cgroup is made (podcgroup.go)
+	podCgroupErr error    // why it could not be
+	volErr       error
+	sb           *sandbox.Sandbox // the pod's network, once set up
+	netErr       error            // why it is not, meanwhile
+	netNext      time.Time        // when a failed setup is tried again
+	netBackoff   time.Duration
+	owned        map[string]bool // volumes given to fsGroup (fsgroup.go)
+	startTime    time.Time
+	last         *corev1.PodStatus
 }
 
 func newWorker(m *Manager, pod *corev1.Pod) *worker {
