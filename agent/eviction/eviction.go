@@ -29,6 +29,8 @@ type PodUsage struct {
 	Containers map[string]int64
 	// Disk is the pod's total on the node's filesystem.
 	Disk int64
+	// Memory is the pod cgroup's working set; 0 when not measured.
+	Memory int64
 }
 
 // Pods is the pod worker as the eviction manager sees it.

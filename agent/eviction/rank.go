@@ -26,9 +26,8 @@ func (c candidate) exceeds() bool { return c.request == 0 || c.usage > c.request
 // rank orders the pods as the kubelet does for r: those using more than
 // they requested first (every BestEffort pod: it requests nothing), then
 // lower priority first, then by usage above the request, largest first.
-// For memory, whose per-pod usage the agent does not measure, a pod's
-// usage counts as zero: BestEffort pods (no requests) come first, then
-// by priority, then those with the smallest requests.
+// Memory use is the pod cgroup's working set; a pod without one counts
+// as using nothing.
 func rank(usage []PodUsage, r corev1.ResourceName) []candidate {
 	out := make([]candidate, 0, len(usage))
 	for _, u := range usage {
@@ -36,6 +35,7 @@ func rank(usage []PodUsage, r corev1.ResourceName) []candidate {
 			continue
 		}
 		c := candidate{pod: u, request: requests(u.Pod, r)}
+		c.usage = u.Memory
 		if r == corev1.ResourceEphemeralStorage {
 			c.usage = u.Disk
 		}

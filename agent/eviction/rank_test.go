@@ -16,7 +16,7 @@ func usagePod(name string, disk int64, req string, prio int32) PodUsage {
 		q := resource.MustParse(req)
 		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceEphemeralStorage: q, corev1.ResourceMemory: q}
 	}
-	return PodUsage{Pod: p, Disk: disk, Containers: map[string]int64{"c": disk}}
+	return PodUsage{Pod: p, Disk: disk, Memory: disk, Containers: map[string]int64{"c": disk}}
 }
 
 func names(cs []candidate) []string {
@@ -41,8 +41,8 @@ func TestRankFollowsTheKubelet(t *testing.T) {
 		want []string
 	}{
 		{corev1.ResourceEphemeralStorage, []string{"besteffort-big", "over-request-small", "besteffort-small", "besteffort-important", "within-request"}},
-		// Memory usage is not measured: requesting pods count as within.
-		{corev1.ResourceMemory, []string{"besteffort-small", "besteffort-big", "besteffort-important", "over-request-small", "within-request"}},
+		// Memory use is the pod's working set, here as its disk use.
+		{corev1.ResourceMemory, []string{"besteffort-big", "over-request-small", "besteffort-small", "besteffort-important", "within-request"}},
 	} {
 		got := names(rank(pods, c.r))
 		if len(got) != len(c.want) {

@@ -1,6 +1,7 @@
 package pods
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,11 @@ func TestRealPodCgroupCountsOverhead(t *testing.T) {
 	}
 	if got := podCgroupFile(t, cg, "cpu", "cpu.cfs_quota_us", "cpu.max"); got != "30000" && got != "30000 100000" {
 		t.Errorf("pod cpu quota: got %s, want 300m (200m + 100m overhead) = 30000 per 100000", got)
+	}
+	for _, u := range m.Usage(context.Background()) {
+		if u.Pod.UID == pod.UID && (u.Memory <= 0 || u.Memory > 48<<20) {
+			t.Errorf("pod memory working set: got %d bytes, want some, within the 48Mi limit", u.Memory)
+		}
 	}
 	m.Delete(pod.UID)
 	deadline := time.Now().Add(20 * time.Second)

@@ -49,9 +49,29 @@ func (m *Manager) Usage(ctx context.Context) []eviction.PodUsage {
 			u.Containers[c.Name] = n
 			u.Disk += n
 		}
+		u.Memory = m.podMemory(ctx, pod)
 		out = append(out, u)
 	}
 	return out
+}
+
+// memoryUsager is a runtime that measures pod cgroups' memory.
+type memoryUsager interface {
+	PodMemoryWorkingSet(ctx context.Context, podUID string) (int64, error)
+}
+
+// podMemory is the pod's working set, 0 when it cannot be read (no pod
+// cgroup: a host where it could not be made).
+func (m *Manager) podMemory(ctx context.Context, pod *corev1.Pod) int64 {
+	mu, ok := m.rt.(memoryUsager)
+	if !ok {
+		return 0
+	}
+	n, err := mu.PodMemoryWorkingSet(ctx, string(pod.UID))
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // layers sums the writable layers of the containers by pod UID/name.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/containerd/containerd/containers"
 	"github.com/containerd/containerd/oci"
@@ -149,4 +150,33 @@ func (c *Containerd) withPodCgroup(s ContainerSpec) oci.SpecOpts {
 		}
 		return nil
 	}
+}
+
+// PodMemoryWorkingSet is the memory the pod's cgroup uses less its
+// inactive file cache: the kubelet's working set, which its memory
+// eviction ranks pods by.
+func (c *Containerd) PodMemoryWorkingSet(_ context.Context, podUID string) (int64, error) {
+	dir, usageFile, inactiveKey := filepath.Join(cgroupRoot, "memory", c.PodCgroup(podUID)), "memory.usage_in_bytes", "total_inactive_file"
+	if cgroupV2() {
+		dir, usageFile, inactiveKey = filepath.Join(cgroupRoot, c.PodCgroup(podUID)), "memory.current", "inactive_file"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, usageFile))
+	if err != nil {
+		return 0, fmt.Errorf("pod memory usage: %w", err)
+	}
+	usage, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("pod memory usage: %s: %w", usageFile, err)
+	}
+	stat, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
+	if err != nil {
+		return 0, fmt.Errorf("pod memory usage: %w", err)
+	}
+	for _, line := range strings.Split(string(stat), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == inactiveKey {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return max(usage-n, 0), nil
+		}
+	}
+	return usage, nil
 }
