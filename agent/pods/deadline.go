@@ -70,6 +70,24 @@ func (w *worker) resumeFailure(pod *corev1.Pod) {
 		return
 	}
 	w.failed = &failure{reason: s.Reason, message: s.Message}
-	w.ended, w.reclaimed = true, s.Reason == ReasonEvicted
+	w.ended, w.reclaimed, w.frozen = true, s.Reason == ReasonEvicted, true
 	w.last = s.DeepCopy()
+}
+
+// disruption is the DisruptionTarget condition the kubelet adds to a pod
+// it evicts (Kubernetes 1.26+), for Jobs' pod failure policies.
+func (w *worker) disruption() []corev1.PodCondition {
+	if w.failed == nil || w.failed.reason != ReasonEvicted {
+		return nil
+	}
+	c := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: "TerminationByKubelet", Message: w.failed.message, LastTransitionTime: metaTime(w.m.cfg.Clock.Now())}
+	if w.last != nil {
+		for _, prev := range w.last.Conditions {
+			if prev.Type == c.Type {
+				c.LastTransitionTime = prev.LastTransitionTime
+			}
+		}
+	}
+	return []corev1.PodCondition{c}
 }

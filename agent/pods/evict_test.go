@@ -16,6 +16,9 @@ func TestEvictedPodStaysEndedAcrossRestart(t *testing.T) {
 	if s.Phase != corev1.PodFailed || s.Reason != ReasonEvicted || h.rt.count() != 0 {
 		t.Errorf("got phase %s reason %q and %d containers started, want Failed Evicted and none", s.Phase, s.Reason, h.rt.count())
 	}
+	if len(s.ContainerStatuses) != 0 || h.calls != 0 {
+		t.Errorf("got %d container statuses and %d reports, want the server's status left alone", len(s.ContainerStatuses), h.calls)
+	}
 	if !h.w.isEnded() {
 		t.Errorf("worker of an evicted pod: got not ended, want ended (no usage, no second eviction)")
 	}

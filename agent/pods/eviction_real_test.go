@@ -81,6 +81,9 @@ func evictedWith(t testing.TB, log *statusLog, uid types.UID, part string) {
 	if s.Reason != ReasonEvicted || !strings.Contains(s.Message, part) {
 		t.Errorf("pod %s: got reason %q message %q, want Evicted with %q", uid, s.Reason, s.Message, part)
 	}
+	if condition(s, corev1.DisruptionTarget) != corev1.ConditionTrue {
+		t.Errorf("pod %s: got conditions %+v, want DisruptionTarget True (TerminationByKubelet)", uid, s.Conditions)
+	}
 }
 
 // On a 32 MiB disk with nodefs.available<20%: pods over an emptyDir

@@ -41,7 +41,7 @@ func (w *worker) status(pod *corev1.Pod) corev1.PodStatus {
 	}
 	s.Phase = podPhase(pod.Spec.RestartPolicy, regularInits(s.InitContainerStatuses), s.ContainerStatuses)
 	w.applyFailure(&s)
-	s.Conditions = w.conditions(s)
+	s.Conditions = append(w.conditions(s), w.disruption()...)
 	return s
 }
 

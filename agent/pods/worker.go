@@ -34,6 +34,7 @@ type worker struct {
 	initFail     bool
 	failed       *failure // the agent ended the pod (deadline.go)
 	reclaimed    bool     // an evicted pod's containers and volumes are gone
+	frozen       bool     // ended before an agent restart: status left as is
 	podCgroup    bool     // the pod's cgroup is made (podcgroup.go)
 	podCgroupErr error    // why it could not be
 	volErr       error
@@ -117,6 +118,9 @@ func (w *worker) run(ctx context.Context) {
 
 // report computes the pod's status and hands it on when it changed.
 func (w *worker) report(pod *corev1.Pod) {
+	if w.frozen {
+		return
+	}
 	st := w.status(pod)
 	if w.last != nil && equality.Semantic.DeepEqual(*w.last, st) {
 		return
