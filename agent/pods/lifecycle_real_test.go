@@ -40,7 +40,8 @@ func grpcReadiness(port int32, service string) *corev1.Probe {
 }
 
 // One pod shows the rest of the lifecycle on real containers: a failing
-// postStart hook kills its container with FailedPostStartHook; exit
+// postStart hook kills its container with FailedPostStartHook; a startup
+// probe holds back a liveness probe that would fail meanwhile; exit
 // messages come from terminationMessagePath or, with
 // FallbackToLogsOnError, the log; gRPC readiness probes ask the health
 // service; activeDeadlineSeconds fails the pod with DeadlineExceeded.
@@ -51,7 +52,7 @@ func TestRealLifecycleHooksMessagesProbesDeadline(t *testing.T) {
 	port := grpcHealthServer(t)
 	pod := busyboxPod("lifecycle-1", "")
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
-	pod.Spec.ActiveDeadlineSeconds = ptrTo[int64](6)
+	pod.Spec.ActiveDeadlineSeconds = ptrTo[int64](10)
 	hooked := shContainer("hooked", "sleep 600")
 	hooked.Lifecycle = &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
 		Command: []string{"sh", "-c", "echo hook-said-no; exit 3"}}}}
@@ -61,13 +62,22 @@ func TestRealLifecycleHooksMessagesProbesDeadline(t *testing.T) {
 	logs.TerminationMessagePolicy = corev1.TerminationMessageFallbackToLogsOnError
 	web, db := shContainer("web", "sleep 600"), shContainer("db", "sleep 600")
 	web.ReadinessProbe, db.ReadinessProbe = grpcReadiness(port, "web"), grpcReadiness(port, "db")
-	pod.Spec.Containers = []corev1.Container{hooked, msg, logs, web, db}
+	// Its liveness probe fails until /tmp/up exists: only the startup
+	// probe holding it back keeps the container from being restarted.
+	slow := shContainer("slow", "sleep 3; touch /tmp/up; sleep 600")
+	up := corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"test", "-f", "/tmp/up"}}}
+	slow.StartupProbe = &corev1.Probe{ProbeHandler: up, PeriodSeconds: 1, FailureThreshold: 30}
+	slow.LivenessProbe = &corev1.Probe{ProbeHandler: up, PeriodSeconds: 1, FailureThreshold: 1}
+	pod.Spec.Containers = []corev1.Container{hooked, msg, logs, web, db, slow}
 	m.Sync([]*corev1.Pod{pod})
 
-	s := waitStatus(t, log, pod.UID, 20*time.Second, "messages and gRPC readiness", func(s corev1.PodStatus) bool {
-		return ctrStatus(t, s, "web").Ready && ctrStatus(t, s, "logs").State.Terminated != nil &&
+	s := waitStatus(t, log, pod.UID, 20*time.Second, "messages, gRPC readiness, slow started", func(s corev1.PodStatus) bool {
+		return ctrStatus(t, s, "web").Ready && ctrStatus(t, s, "slow").Ready && ctrStatus(t, s, "logs").State.Terminated != nil &&
 			ctrStatus(t, s, "msg").State.Terminated != nil && ctrStatus(t, s, "hooked").State.Terminated != nil
 	})
+	if c := ctrStatus(t, s, "slow"); c.RestartCount != 0 || c.Started == nil || !*c.Started {
+		t.Errorf("slow container: got restarts %d started %v, want 0 and true (liveness waits for the startup probe)", c.RestartCount, c.Started)
+	}
 	if got := ctrStatus(t, s, "msg").State.Terminated.Message; got != "bye" {
 		t.Errorf("msg container: got message %q, want the file's %q", got, "bye")
 	}
