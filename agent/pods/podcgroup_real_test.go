@@ -81,3 +81,34 @@ func TestRealPodCgroupCountsOverhead(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// A pod deleted while the agent was down is an orphan at the next start:
+// its containers are removed, then its cgroup.
+func TestRealOrphanPodCgroupRemoved(t *testing.T) {
+	rt, _, _ := realRuntime(t)
+	log := &statusLog{}
+	m1, _ := realManager(t, rt, &fakeStore{}, log)
+	pod := busyboxPod("orphan-cg-1", "sleep 600")
+	m1.Sync([]*corev1.Pod{pod})
+	waitStatus(t, log, pod.UID, 20*time.Second, "running", func(s corev1.PodStatus) bool {
+		return s.ContainerStatuses[0].State.Running != nil
+	})
+	m1.Stop()
+	cg := rt.PodCgroup(string(pod.UID))
+	dir := filepath.Join("/sys/fs/cgroup/memory", cg)
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		dir = filepath.Join("/sys/fs/cgroup", cg)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("pod cgroup before the restart: %v", err)
+	}
+	m2, _ := realManager(t, rt, &fakeStore{}, log)
+	m2.Sync(nil)
+	deadline := time.Now().Add(20 * time.Second)
+	for _, err := os.Stat(dir); !os.IsNotExist(err); _, err = os.Stat(dir) {
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan pod cgroup %s: still there (%v)", dir, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
