@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/events"
+	"github.com/bramble-edge/bramble/agent/eviction"
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
 	"github.com/bramble-edge/bramble/agent/pods"
@@ -138,6 +139,9 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	a.goRun(func() { a.watchStatic(ctx) })
 	gcTold := gcEvents(a.events, a.node.NodeName)
 	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger, gcTold) })
+	evictor := eviction.New(a.manager, eviction.Config{DataDir: cfg.DataDir, Thresholds: a.node.Thresholds,
+		Exempt: func(p *corev1.Pod) bool { return isStaticUID(p.UID) }, Logger: cfg.Logger})
+	a.goRun(func() { evictor.Run(ctx) })
 	if a.net != nil {
 		a.goRun(func() { a.net.run(ctx) })
 	}
@@ -259,8 +263,12 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 	if err != nil {
 		return nodeinfo.Config{}, fmt.Errorf("--system-reserved: %w", err)
 	}
+	th, err := nodeinfo.ParseEvictionHard(cfg.EvictionHard)
+	if err != nil {
+		return nodeinfo.Config{}, err
+	}
 	nc := nodeinfo.Config{NodeName: cfg.NodeName, NodeIP: cfg.NodeIP, NodeExternalIP: cfg.NodeExternalIP, SystemReserved: reserved,
-		DataDir: cfg.DataDir, Labels: labels, Taints: taints, Runtime: rt}
+		DataDir: cfg.DataDir, Labels: labels, Taints: taints, Runtime: rt, Thresholds: th}
 	if nc.NodeIP == "" {
 		n, err := nodeinfo.Collect(ctx, nc)
 		if err != nil {

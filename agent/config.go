@@ -70,6 +70,10 @@ type Config struct {
 	NodeLabels     []string
 	NodeTaints     []string
 	SystemReserved string
+	// EvictionHard is --eviction-hard in the kubelet's syntax
+	// (nodeinfo.ParseEvictionHard): the pressure conditions' thresholds
+	// and the eviction manager's (agent/eviction).
+	EvictionHard string
 	// ContainerdNamespace and RuntimeEndpoint say which containerd to use.
 	ContainerdNamespace string
 	RuntimeEndpoint     string

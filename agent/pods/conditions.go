@@ -32,6 +32,9 @@ func (w *worker) conditions(s corev1.PodStatus) []corev1.PodCondition {
 
 func initializedCond(s corev1.PodStatus) (corev1.ConditionStatus, string) {
 	for _, c := range s.InitContainerStatuses {
+		if c.Started != nil && (*c.Started || c.State.Terminated != nil) {
+			continue // a sidecar that has started
+		}
 		if t := c.State.Terminated; t == nil || t.ExitCode != 0 {
 			return corev1.ConditionFalse, "ContainersNotInitialized"
 		}

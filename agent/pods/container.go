@@ -34,6 +34,8 @@ type ctrState struct {
 	prevID      string // previous attempt, kept for logs --previous
 	rs          *runtime.ContainerStatus
 	exitHandled bool
+	sidecarUp   bool   // a sidecar that has started (sidecars.go)
+	msgID, msg  string // termination message of container msgID
 	last        *corev1.ContainerStateTerminated
 
 	waiting, message string
@@ -84,11 +86,13 @@ func (w *worker) adopt(ctx context.Context, pod *corev1.Pod) {
 		w.log.Warn("list containers to adopt", "err", err)
 		return
 	}
+	logPaths := map[string]string{}
 	for i := range cs {
 		c := cs[i]
 		if c.PodUID != string(pod.UID) {
 			continue
 		}
+		logPaths[c.ID] = c.LogPath
 		n, err := strconv.Atoi(c.Labels[LabelAttempt])
 		if err != nil {
 			w.remove(ctx, c.ID)
@@ -109,6 +113,7 @@ func (w *worker) adopt(ctx context.Context, pod *corev1.Pod) {
 	for _, st := range w.ctrs {
 		w.adoptPrevious(ctx, st)
 	}
+	w.relinkLogs(pod, logPaths)
 }
 
 func (w *worker) adoptPrevious(ctx context.Context, st *ctrState) {
@@ -117,7 +122,9 @@ func (w *worker) adoptPrevious(ctx context.Context, st *ctrState) {
 	}
 	rs, err := w.m.rt.ContainerStatus(ctx, st.prevID)
 	if err == nil {
+		pod, _ := w.snapshot()
 		st.last = terminated(&rs)
+		st.last.Message = w.termMessage(podContainer(pod, st.name), &rs)
 	}
 }
 

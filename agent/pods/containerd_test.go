@@ -18,15 +18,19 @@ import (
 
 // realManager runs a Manager on the private containerd with short
 // back-offs.
-func realManager(t testing.TB, rt runtime.Runtime, store *fakeStore, log *statusLog) (*Manager, string) {
+func realManager(t testing.TB, rt runtime.Runtime, store *fakeStore, log *statusLog, opts ...func(*Config)) (*Manager, string) {
 	t.Helper()
 	dataDir := t.TempDir()
-	m, err := NewManager(rt, store.lookup, log.record, Config{
+	cfg := Config{
 		DataDir: dataDir, NodeName: "pi-1", NodeIP: "127.0.0.1", SyncPeriod: 100 * time.Millisecond,
 		BackoffInitial: 300 * time.Millisecond, BackoffMax: 2 * time.Second, DefaultGrace: 2 * time.Second,
 		Logger: testLogger(t), PodLogDir: filepath.Join(dataDir, "log", "pods"),
 		ContainerLogDir: filepath.Join(dataDir, "log", "containers"),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m, err := NewManager(rt, store.lookup, log.record, cfg)
 	if err != nil {
 		t.Fatalf("NewManager: %v", err)
 	}

@@ -2,8 +2,10 @@ package pods
 
 import (
 	"context"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -75,13 +77,18 @@ func (m *Manager) removeOrphans(ctx context.Context, want map[types.UID]bool) {
 		m.log.Warn("list containers for orphan cleanup", "err", err)
 		return
 	}
+	var each sync.WaitGroup
+	orphans := map[types.UID]bool{}
 	for _, c := range cs {
 		if want[types.UID(c.PodUID)] {
 			continue
 		}
+		orphans[types.UID(c.PodUID)] = c.PodUID != ""
 		m.wg.Add(1)
+		each.Add(1)
 		go func() {
 			defer m.wg.Done()
+			defer each.Done()
 			m.log.Info("removing container of a pod no longer wanted", "container", c.ID, "pod_uid", c.PodUID)
 			if err := m.rt.StopContainer(ctx, c.ID, m.cfg.DefaultGrace); err != nil {
 				m.log.Warn("stop orphan container", "container", c.ID, "err", err)
@@ -101,4 +108,14 @@ func (m *Manager) removeOrphans(ctx context.Context, want map[types.UID]bool) {
 			}
 		}()
 	}
+	m.wg.Add(1)
+	go func() { // a pod's cgroup goes once all its containers are gone
+		defer m.wg.Done()
+		each.Wait()
+		for uid, ok := range orphans {
+			if ok {
+				m.removePodCgroup(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid, Name: string(uid)}})
+			}
+		}
+	}()
 }

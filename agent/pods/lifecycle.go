@@ -17,7 +17,11 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	if w.startTime.IsZero() {
 		w.startTime = w.m.cfg.Clock.Now()
 	}
-	if w.initFail || w.terminal(pod) {
+	if w.terminal(pod) {
+		w.stopSidecars(ctx, pod)
+		return
+	}
+	if w.initFail || w.evictIfAsked(ctx, pod) || w.pastDeadline(ctx, pod) {
 		return
 	}
 	// A volume that cannot be prepared (its ConfigMap is gone) holds back
@@ -32,12 +36,15 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	}
 	w.volErr = err
 	w.ensureSandbox(ctx, pod)
-	if !w.initDone && !w.syncInit(ctx, pod) {
+	w.ensurePodCgroup(ctx, pod)
+	if w.initDone {
+		w.syncSidecars(ctx, pod)
+	} else if !w.syncInit(ctx, pod) {
 		return
 	}
 	w.initDone = true
 	for i := range pod.Spec.Containers {
-		w.syncApp(ctx, pod, &pod.Spec.Containers[i])
+		w.syncApp(ctx, pod, &pod.Spec.Containers[i], pod.Spec.RestartPolicy)
 	}
 }
 
@@ -49,10 +56,17 @@ func (w *worker) terminal(pod *corev1.Pod) bool {
 	return w.last.Phase == corev1.PodSucceeded || w.last.Phase == corev1.PodFailed
 }
 
-// syncInit runs the init containers in order; true once all succeeded.
+// syncInit runs the init containers in order; true once all succeeded
+// and every sidecar among them has started.
 func (w *worker) syncInit(ctx context.Context, pod *corev1.Pod) bool {
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
+		if isSidecar(c) {
+			if !w.syncSidecar(ctx, pod, c) {
+				return false
+			}
+			continue
+		}
 		st := w.ctr(c.Name)
 		w.observe(ctx, st)
 		if st.rs != nil && st.rs.State == runtime.StateExited && st.rs.ExitCode == 0 {
@@ -74,8 +88,9 @@ func (w *worker) syncInit(ctx context.Context, pod *corev1.Pod) bool {
 	return true
 }
 
-// syncApp keeps one app container going per the pod's restartPolicy.
-func (w *worker) syncApp(ctx context.Context, pod *corev1.Pod, c *corev1.Container) {
+// syncApp keeps one container going per restart policy p (the pod's for
+// app containers, Always for sidecars).
+func (w *worker) syncApp(ctx context.Context, pod *corev1.Pod, c *corev1.Container, p corev1.RestartPolicy) {
 	st := w.ctr(c.Name)
 	w.observe(ctx, st)
 	hash := specHash(c)
@@ -99,7 +114,7 @@ func (w *worker) syncApp(ctx context.Context, pod *corev1.Pod, c *corev1.Contain
 	}
 	if st.rs != nil && st.rs.State == runtime.StateExited {
 		w.onExit(pod, st)
-		if !shouldRestart(pod.Spec.RestartPolicy, st.rs.ExitCode) {
+		if !shouldRestart(p, st.rs.ExitCode) {
 			return
 		}
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // probe runs one probe once: exec through the runtime, httpGet and
-// tcpSocket on the pod's address (the node's loopback on the host network).
+// tcpSocket and grpc on the pod's address (the node's loopback on the host network).
 func (w *worker) probe(ctx context.Context, c *corev1.Container, id string, p *corev1.Probe) bool {
 	ok, _ := w.probeOutput(ctx, c, id, p)
 	return ok
@@ -52,8 +52,18 @@ func (w *worker) probeOutput(ctx context.Context, c *corev1.Container, id string
 		}
 		conn.Close()
 		return true, ""
+	case p.GRPC != nil:
+		return grpcProbe(ctx, host, p.GRPC.Port, ptrValue(p.GRPC.Service))
 	}
-	return false, "gRPC probes are not supported"
+	return false, "probe has no handler (exec, httpGet, tcpSocket or grpc)"
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 func httpProbe(ctx context.Context, c *corev1.Container, g *corev1.HTTPGetAction, host string) (bool, string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,6 +62,7 @@ func (w *worker) start(ctx context.Context, pod *corev1.Pod, c *corev1.Container
 	st.exitHandled, st.waiting, st.message = false, "", ""
 	st.probes = newProbeSet(c, w.m.cfg.Clock.Now())
 	w.observe(ctx, st)
+	w.postStart(ctx, pod, c, st)
 }
 
 // retire makes the current container the previous one, removing the one
@@ -70,10 +72,11 @@ func (w *worker) retire(ctx context.Context, pod *corev1.Pod, st *ctrState) {
 		return
 	}
 	if st.rs != nil && st.rs.State == runtime.StateExited {
-		st.last = terminated(st.rs)
+		st.last = w.exitState(st)
 	}
 	if st.prevID != "" {
 		w.remove(ctx, st.prevID)
+		os.Remove(w.termMessageFile(st.prevID))
 		w.m.logs.removeAttempt(pod.Namespace, pod.Name, w.uid, st.name, st.attempt-1)
 	}
 	st.prevID = st.id
@@ -146,6 +149,11 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)
 	}
 	id := ContainerID(pod.UID, c.Name, attempt)
+	msgMount, err := w.termMessageMount(c, id)
+	if err != nil {
+		return runtime.ContainerSpec{}, err
+	}
+	mounts = append(mounts, msgMount)
 	s := runtime.ContainerSpec{
 		ID: id, PodUID: string(pod.UID), Name: c.Name, Image: c.Image,
 		Command: c.Command, Args: c.Args, Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
@@ -153,6 +161,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
 	}
 	applyResources(&s, c.Resources)
+	s.PodCgroup = w.podCgroup
 	s.Sandbox = w.runtimeSandbox(pod)
 	if s.Security, err = w.security(pod, c); err != nil {
 		return runtime.ContainerSpec{}, fmt.Errorf("%w: %w", errConfig, err)

@@ -33,17 +33,32 @@ func (w *worker) status(pod *corev1.Pod) corev1.PodStatus {
 		s.StartTime = &t
 	}
 	for i := range pod.Spec.InitContainers {
-		s.InitContainerStatuses = append(s.InitContainerStatuses, w.containerStatus(&pod.Spec.InitContainers[i], true))
+		c := &pod.Spec.InitContainers[i]
+		s.InitContainerStatuses = append(s.InitContainerStatuses, w.containerStatus(c, !isSidecar(c)))
 	}
 	for i := range pod.Spec.Containers {
 		s.ContainerStatuses = append(s.ContainerStatuses, w.containerStatus(&pod.Spec.Containers[i], false))
 	}
-	s.Phase = podPhase(pod.Spec.RestartPolicy, s.InitContainerStatuses, s.ContainerStatuses)
-	s.Conditions = w.conditions(s)
+	s.Phase = podPhase(pod.Spec.RestartPolicy, regularInits(s.InitContainerStatuses), s.ContainerStatuses)
+	w.applyFailure(&s)
+	s.Conditions = append(w.conditions(s), w.disruption()...)
 	return s
 }
 
-// containerStatus reports one container in the API's terms.
+// regularInits drops the sidecars (the statuses with Started set, see
+// containerStatus) from init containers' statuses: they do not complete.
+func regularInits(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+	var out []corev1.ContainerStatus
+	for _, s := range in {
+		if s.Started == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// containerStatus reports one container in the API's terms; init is
+// false for app containers and sidecars, which report Started.
 func (w *worker) containerStatus(c *corev1.Container, init bool) corev1.ContainerStatus {
 	st := w.ctr(c.Name)
 	cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: int32(st.attempt), LastTerminationState: corev1.ContainerState{Terminated: st.last}}
@@ -80,9 +95,9 @@ func (w *worker) fillState(cs *corev1.ContainerStatus, st *ctrState, init bool) 
 		return st.probes.started()
 	case st.waiting != "":
 		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: st.waiting, Message: st.message}
-		cs.LastTerminationState.Terminated = terminated(st.rs)
+		cs.LastTerminationState.Terminated = w.exitState(st)
 	default:
-		cs.State.Terminated = terminated(st.rs)
+		cs.State.Terminated = w.exitState(st)
 		cs.Ready = init && st.rs.ExitCode == 0
 	}
 	return false

@@ -2,35 +2,18 @@ package pods
 
 import (
 	"context"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/bramble-edge/bramble/agent/events"
-	"github.com/bramble-edge/bramble/agent/runtime"
 )
 
 // terminate stops the pod's containers together with its grace period,
 // reports their final state, then removes them, their logs and volumes.
 func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
-	g := grace(pod, w.m.cfg.DefaultGrace)
-	var wg sync.WaitGroup
-	for _, st := range w.ctrs {
-		if st.id == "" {
-			continue
-		}
-		if st.rs != nil && st.rs.State == runtime.StateRunning {
-			w.event(pod, st.name, events.Normal, "Killing", "Stopping container %s", st.name)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.m.rt.StopContainer(ctx, st.id, w.preStop(ctx, pod, st, g)); err != nil {
-				w.log.Warn("stop container", "container", st.id, "err", err)
-			}
-		}()
+	if w.reclaimed { // evicted: stopped, reported and removed already
+		w.removeAll(ctx, pod)
+		return
 	}
-	wg.Wait()
+	w.stopInOrder(ctx, pod, grace(pod, w.m.cfg.DefaultGrace))
 	if w.last != nil {
 		for _, st := range w.ctrs {
 			w.observe(ctx, st)
@@ -60,6 +43,7 @@ func (w *worker) removeAll(ctx context.Context, pod *corev1.Pod) {
 		}
 	}
 	w.m.teardownNetwork(ctx, pod.UID)
+	w.m.removePodCgroup(ctx, pod)
 	if err := w.vols.cleanup(); err != nil {
 		w.log.Warn("remove pod directory", "err", err)
 	}

@@ -24,20 +24,27 @@ type worker struct {
 	mu       sync.Mutex
 	pod      *corev1.Pod
 	deleting bool
+	evictMsg string // an eviction asked for (evict.go)
+	ended    bool   // the agent failed the pod (deadline.go)
 	wake     chan struct{}
 
-	ctrs       map[string]*ctrState
-	vols       *volumes
-	initDone   bool
-	initFail   bool
-	volErr     error
-	sb         *sandbox.Sandbox // the pod's network, once set up
-	netErr     error            // why it is not, meanwhile
-	netNext    time.Time        // when a failed setup is tried again
-	netBackoff time.Duration
-	owned      map[string]bool // volumes given to fsGroup (fsgroup.go)
-	startTime  time.Time
-	last       *corev1.PodStatus
+	ctrs         map[string]*ctrState
+	vols         *volumes
+	initDone     bool
+	initFail     bool
+	failed       *failure // the agent ended the pod (deadline.go)
+	reclaimed    bool     // an evicted pod's containers and volumes are gone
+	frozen       bool     // ended before an agent restart: status left as is
+	podCgroup    bool     // the pod's cgroup is made (podcgroup.go)
+	podCgroupErr error    // why it could not be
+	volErr       error
+	sb           *sandbox.Sandbox // the pod's network, once set up
+	netErr       error            // why it is not, meanwhile
+	netNext      time.Time        // when a failed setup is tried again
+	netBackoff   time.Duration
+	owned        map[string]bool // volumes given to fsGroup (fsgroup.go)
+	startTime    time.Time
+	last         *corev1.PodStatus
 }
 
 func newWorker(m *Manager, pod *corev1.Pod) *worker {
@@ -48,6 +55,7 @@ func newWorker(m *Manager, pod *corev1.Pod) *worker {
 		vols: newVolumes(m.cfg.DataDir, pod.UID, m.lookup),
 	}
 	w.vols.log, w.vols.nodeIP, w.vols.claims = w.log, m.cfg.NodeIP, m.cfg.Claims
+	w.resumeFailure(pod)
 	return w
 }
 
@@ -110,6 +118,9 @@ func (w *worker) run(ctx context.Context) {
 
 // report computes the pod's status and hands it on when it changed.
 func (w *worker) report(pod *corev1.Pod) {
+	if w.frozen {
+		return
+	}
 	st := w.status(pod)
 	if w.last != nil && equality.Semantic.DeepEqual(*w.last, st) {
 		return

@@ -34,6 +34,9 @@ type ContainerSpec struct {
 	CPUShares uint64
 	// MemoryLimit in bytes; 0 means no limit.
 	MemoryLimit int64
+	// PodCgroup puts the container's cgroup under its pod's
+	// (EnsurePodCgroup) instead of directly under the namespace's.
+	PodCgroup bool
 	// LogPath is the absolute file stdout and stderr go to, as CRI lines;
 	// empty discards the output.
 	LogPath string

@@ -57,6 +57,7 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.StringArrayVar(&cfg.NodeLabels, "node-label", nil, "label key=value to register the node with (repeatable)")
 	f.StringArrayVar(&cfg.NodeTaints, "node-taint", nil, "taint key=value:Effect to register the node with (repeatable)")
 	f.StringVar(&cfg.SystemReserved, "system-reserved", "", "resources kept for the system, e.g. cpu=250m,memory=256Mi")
+	f.StringVar(&cfg.EvictionHard, "eviction-hard", "", "pressure thresholds below which pods are evicted, as the kubelet's, e.g. memory.available<100Mi,nodefs.available<10% (those left out keep these defaults; nodefs.inodesFree<5%, pid.available<5%)")
 	f.StringVar(&cfg.ContainerdNamespace, "containerd-namespace", agent.DefaultNamespace, "containerd namespace of this agent's images and containers")
 	f.StringVar(&cfg.RuntimeEndpoint, "container-runtime-endpoint", agent.DefaultRuntimeEndpoint, "containerd socket")
 	f.StringVar(&cfg.RegistriesFile, "registries", agent.DefaultRegistriesFile, "registries file: mirrors, plain-HTTP endpoints and credentials (k3s registries.yaml format)")

@@ -84,10 +84,12 @@ func (c *Controller) nodeAdded(o api.Object) {
 	c.enqueuePodsOn(o.GetName())
 }
 
-// nodeUpdated queues the node when its readiness or taints changed, and
+// nodeUpdated queues the node when its readiness, pressure or taints
+// changed, and
 // its pods, whose fate may have changed with them.
 func (c *Controller) nodeUpdated(old, cur api.Object) {
-	if readyStatus(asNode(old)) == readyStatus(asNode(cur)) && sameTaints(asNode(old), asNode(cur)) {
+	if readyStatus(asNode(old)) == readyStatus(asNode(cur)) && sameTaints(asNode(old), asNode(cur)) &&
+		samePressure(asNode(old), asNode(cur)) {
 		return
 	}
 	c.nodeQueue.Add(cur.GetName())

@@ -128,3 +128,37 @@ func (h *harness) evictionEvent(pod string) bool {
 	}
 	return false
 }
+
+// setConditions sets Ready True plus conds, as the agent's heartbeat.
+func (h *harness) setConditions(name string, conds ...corev1.NodeCondition) {
+	h.T.Helper()
+	h.Eventually(waitFor, func() error {
+		node := h.node(name)
+		node.Status.Conditions = append([]corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}, conds...)
+		_, err := h.Client.UpdateStatus(h.Ctx, node)
+		if err != nil && !apierrors.IsConflict(err) {
+			h.T.Fatalf("set node %s conditions: %v", name, err)
+		}
+		return err
+	})
+}
+
+// waitTaints waits until the node's taints' keys are keys, in order.
+func (h *harness) waitTaints(node string, keys ...string) {
+	h.T.Helper()
+	h.Eventually(waitFor, func() error {
+		var got []string
+		for _, t := range h.node(node).Spec.Taints {
+			got = append(got, t.Key+":"+string(t.Effect))
+		}
+		if len(got) != len(keys) {
+			return fmt.Errorf("node %s taints %v, want keys %v", node, got, keys)
+		}
+		for i := range keys {
+			if got[i] != keys[i]+":NoSchedule" {
+				return fmt.Errorf("node %s taints %v, want %v, all NoSchedule", node, got, keys)
+			}
+		}
+		return nil
+	})
+}

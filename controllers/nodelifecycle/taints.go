@@ -20,7 +20,7 @@ var (
 )
 
 // syncNode makes the node's NoExecute readiness taint match its Ready
-// condition.
+// condition, and its NoSchedule pressure taints its pressure conditions.
 func (c *Controller) syncNode(ctx context.Context, name string) error {
 	obj, ok := c.nodeInf.Get("", name)
 	if !ok {
@@ -28,7 +28,8 @@ func (c *Controller) syncNode(ctx context.Context, name string) error {
 	}
 	node := asNode(obj)
 	taints, changed := reconcileTaints(node.Spec.Taints, wantedTaint(readyStatus(node)), c.now())
-	if !changed {
+	taints, pressed := reconcileConditionTaints(taints, node)
+	if !changed && !pressed {
 		return nil
 	}
 	upd := node.DeepCopy()
