@@ -82,6 +82,7 @@ func testExecWith(t *testing.T, s *cluster.Server, bin string) {
 	if err != nil || out != string(in) {
 		t.Fatalf("exec -i cat of 1 MiB: got %d bytes (equal: %v), %v (%s)", len(out), out == string(in), err, errOut)
 	}
+	testExecTTY(t, s, bin)
 	testCopy(t, k)
 	testPortForward(t, s, bin)
 }

@@ -52,8 +52,9 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 	stdin.onEOF = func() { _ = proc.CloseIO(bg, containerd.WithStdinCloser) }
 	rctx, stopResize := context.WithCancel(ctx)
 	defer stopResize()
-	go resizeLoop(rctx, proc, s.Resize)
-	code, err := runStream(ctx, bg, proc)
+	started := make(chan struct{})
+	go resizeLoop(rctx, proc, s.Resize, started)
+	code, err := runStream(ctx, bg, proc, started)
 	if err != nil {
 		return 0, fmt.Errorf("exec in %s: %w", id, err)
 	}
@@ -62,7 +63,7 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 
 // runStream starts proc, waits for it and for its output to drain; when
 // ctx ends first the process is killed.
-func runStream(ctx, bg context.Context, proc containerd.Process) (int, error) {
+func runStream(ctx, bg context.Context, proc containerd.Process, started chan<- struct{}) (int, error) {
 	exited, err := proc.Wait(bg)
 	if err != nil {
 		return 0, fmt.Errorf("wait: %w", err)
@@ -70,6 +71,7 @@ func runStream(ctx, bg context.Context, proc containerd.Process) (int, error) {
 	if err := proc.Start(ctx); err != nil {
 		return 0, fmt.Errorf("start: %w", err)
 	}
+	close(started)
 	var es containerd.ExitStatus
 	select {
 	case es = <-exited:
@@ -96,19 +98,29 @@ func runStream(ctx, bg context.Context, proc containerd.Process) (int, error) {
 	return int(code), nil
 }
 
-func resizeLoop(ctx context.Context, proc containerd.Process, sizes <-chan TermSize) {
+// resizeLoop applies the terminal sizes; those sent before the process
+// started (kubectl sends the first one at once) wait for the start, the
+// newest winning.
+func resizeLoop(ctx context.Context, proc containerd.Process, sizes <-chan TermSize, started <-chan struct{}) {
 	if sizes == nil {
 		return
 	}
+	var pending *TermSize
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-started:
+			started = nil
 		case sz, ok := <-sizes:
 			if !ok {
 				return
 			}
-			_ = proc.Resize(ctx, uint32(sz.Width), uint32(sz.Height)) // a resize racing the exit fails harmlessly
+			pending = &sz
+		}
+		if pending != nil && started == nil {
+			_ = proc.Resize(ctx, uint32(pending.Width), uint32(pending.Height)) // a resize racing the exit fails harmlessly
+			pending = nil
 		}
 	}
 }
