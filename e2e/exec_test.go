@@ -38,6 +38,7 @@ func TestExec(t *testing.T) {
 	for _, v := range kubectlVersions {
 		t.Run(v, func(t *testing.T) { testExecWith(t, s, kubectlBin(v)) })
 	}
+	t.Run("refusals", func(t *testing.T) { testExecRefusals(t, s, d) })
 	if t.Failed() {
 		t.Logf("server and embedded agent output:\n%s", s.Logs())
 	}
@@ -65,6 +66,15 @@ func startExecPods(t *testing.T, s *cluster.Server, node string) {
 }
 
 func testExecWith(t *testing.T, s *cluster.Server, bin string) {
+	k := testExecBasics(t, s, bin)
+	testExecTTY(t, s, bin)
+	testCopy(t, k)
+	testPortForward(t, s, bin)
+}
+
+// testExecBasics: output, exit codes, 1 MiB through cat; it returns the
+// kubectl it ran.
+func testExecBasics(t *testing.T, s *cluster.Server, bin string) func(string, ...string) (string, string, error) {
 	k := func(stdin string, args ...string) (string, string, error) {
 		return s.KubectlWith(bin, s.Kubeconfig, stdin, append([]string{"-n", "work"}, args...)...)
 	}
@@ -82,9 +92,7 @@ func testExecWith(t *testing.T, s *cluster.Server, bin string) {
 	if err != nil || out != string(in) {
 		t.Fatalf("exec -i cat of 1 MiB: got %d bytes (equal: %v), %v (%s)", len(out), out == string(in), err, errOut)
 	}
-	testExecTTY(t, s, bin)
-	testCopy(t, k)
-	testPortForward(t, s, bin)
+	return k
 }
 
 // testCopy: kubectl cp of 10 MiB into the pod and back out, checksums equal.
