@@ -74,30 +74,56 @@ func offers(r *http.Request, protocols ...string) bool {
 // readClient routes the client's messages: stdin (written at the
 // process's pace: the pipe blocks), terminal sizes, stdin's end.
 func (x *wsExec) readClient() error {
+	v5 := x.c.Subprotocol() == wsV5
 	for {
 		typ, msg, err := x.c.ReadMessage()
 		if err != nil {
 			return err
 		}
-		if typ != websocket.BinaryMessage || len(msg) == 0 {
+		if typ != websocket.BinaryMessage {
 			continue
 		}
-		switch msg[0] {
-		case wsStdin:
-			if _, err := x.stdinW.Write(msg[1:]); err != nil {
+		m := decodeWSMessage(msg, v5)
+		switch {
+		case m.stdin != nil:
+			if _, err := x.stdinW.Write(m.stdin); err != nil {
 				return err
 			}
-		case wsResize:
-			var sz tunnel.Size
-			if json.Unmarshal(msg[1:], &sz) == nil {
-				offer(x.resize, sz)
-			}
-		case wsClose:
-			if len(msg) > 1 && msg[1] == wsStdin && x.c.Subprotocol() == wsV5 {
-				x.stdinW.Close()
-			}
+		case m.size != nil:
+			offer(x.resize, *m.size)
+		case m.closeStdin:
+			x.stdinW.Close()
 		}
 	}
+}
+
+// wsMessage is one decoded client message; all fields empty: ignore it.
+type wsMessage struct {
+	stdin      []byte
+	size       *tunnel.Size
+	closeStdin bool
+}
+
+// decodeWSMessage reads a channel byte and its data: stdin bytes, a
+// terminal size (JSON), or (v5) the close signal for stdin.
+func decodeWSMessage(msg []byte, v5 bool) wsMessage {
+	if len(msg) == 0 {
+		return wsMessage{}
+	}
+	switch msg[0] {
+	case wsStdin:
+		if len(msg) > 1 {
+			return wsMessage{stdin: msg[1:]}
+		}
+	case wsResize:
+		var sz tunnel.Size
+		if json.Unmarshal(msg[1:], &sz) == nil {
+			return wsMessage{size: &sz}
+		}
+	case wsClose:
+		return wsMessage{closeStdin: v5 && len(msg) > 1 && msg[1] == wsStdin}
+	}
+	return wsMessage{}
 }
 
 func offer(ch chan tunnel.Size, sz tunnel.Size) {
