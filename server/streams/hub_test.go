@@ -66,7 +66,11 @@ type env struct {
 
 // newEnv wires a Hub to a real agent Handler through a TLS server that
 // takes every tunnel as coming from user.
-func newEnv(t *testing.T, user string, disabled bool) *env {
+func newEnv(t *testing.T, user string, disabled bool) *env { return newEnvAs(t, user, disabled) }
+
+func newEnvB(b *testing.B) *env { return newEnvAs(b, "system:node:n1", false) }
+
+func newEnvAs(t testing.TB, user string, disabled bool) *env {
 	t.Helper()
 	var hub *streams.Hub
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hub.Accept(w, r, user) }))

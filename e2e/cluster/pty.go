@@ -1,4 +1,4 @@
-package e2e
+package cluster
 
 import (
 	"bytes"
@@ -12,16 +12,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pty is a pseudo-terminal from /dev/ptmx: the test holds the master and
+// PTY is a pseudo-terminal from /dev/ptmx: the test holds the master and
 // gives the slave to a command as its controlling terminal, as a person's
 // terminal would (no tmux, no pty library).
-type pty struct {
-	master, slave *os.File
+type PTY struct {
+	Master, Slave *os.File
 	mu            sync.Mutex
 	out           bytes.Buffer
+	changed       chan struct{} // a token after each read of the master
 }
 
-func openPTY(t testing.TB, rows, cols uint16) *pty {
+// OpenPTY opens a pseudo-terminal of rows x cols, closed when the test ends.
+func OpenPTY(t testing.TB, rows, cols uint16) *PTY {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -38,50 +40,55 @@ func openPTY(t testing.TB, rows, cols uint16) *pty {
 	if err != nil {
 		t.Fatalf("open the pty's slave: %v", err)
 	}
-	p := &pty{master: m, slave: s}
-	p.resize(t, rows, cols)
+	p := &PTY{Master: m, Slave: s, changed: make(chan struct{}, 1)}
+	p.Resize(t, rows, cols)
 	t.Cleanup(func() { m.Close(); s.Close() })
 	go p.read()
 	return p
 }
 
-func (p *pty) read() {
+func (p *PTY) read() {
 	buf := make([]byte, 4096)
 	for {
-		n, err := p.master.Read(buf)
+		n, err := p.Master.Read(buf)
 		p.mu.Lock()
 		p.out.Write(buf[:n])
 		p.mu.Unlock()
+		select {
+		case p.changed <- struct{}{}:
+		default:
+		}
 		if err != nil {
 			return
 		}
 	}
 }
 
-// resize sets the terminal's size; the kernel sends SIGWINCH to the
+// Resize sets the terminal's size; the kernel sends SIGWINCH to the
 // command in the foreground, as a terminal window being resized does.
-func (p *pty) resize(t testing.TB, rows, cols uint16) {
+func (p *PTY) Resize(t testing.TB, rows, cols uint16) {
 	t.Helper()
-	if err := unix.IoctlSetWinsize(int(p.master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
+	if err := unix.IoctlSetWinsize(int(p.Master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}); err != nil {
 		t.Fatalf("set the pty's size: %v", err)
 	}
 }
 
-// attrs makes the slave the command's controlling terminal.
-func (p *pty) attrs() *syscall.SysProcAttr {
+// Attrs makes the slave the command's controlling terminal.
+func (p *PTY) Attrs() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 }
 
-func (p *pty) type_(t testing.TB, s string) {
+// Type writes s as if typed.
+func (p *PTY) Type(t testing.TB, s string) {
 	t.Helper()
-	if _, err := p.master.WriteString(s); err != nil {
+	if _, err := p.Master.WriteString(s); err != nil {
 		t.Fatalf("type %q: %v", s, err)
 	}
 }
 
-// waitFor waits until the terminal showed want after offset and returns
+// WaitFor waits until the terminal showed want after offset and returns
 // the offset past it.
-func (p *pty) waitFor(t testing.TB, want string, offset int, d time.Duration) (int, bool) {
+func (p *PTY) WaitFor(t testing.TB, want string, offset int, d time.Duration) (int, bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
@@ -95,13 +102,24 @@ func (p *pty) waitFor(t testing.TB, want string, offset int, d time.Duration) (i
 		if i >= 0 {
 			return offset + i + len(want), true
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-p.changed:
+		case <-time.After(time.Until(deadline)):
+		}
 	}
 	return offset, false
 }
 
-func (p *pty) output() string {
+// Output is everything the terminal showed so far.
+func (p *PTY) Output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.out.String()
+}
+
+// Len is how many bytes the terminal showed so far.
+func (p *PTY) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Len()
 }
