@@ -37,19 +37,19 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 		return 0, err
 	}
 	pspec.Args, pspec.Terminal = cmd, s.TTY
-	stdin := &stdinCloser{r: s.Stdin}
+	stdin := &stdinCloser{r: s.Stdin, ready: make(chan struct{})}
 	opts := []cio.Opt{cio.WithStreams(stdin.reader(), orDiscard(s.Stdout), orDiscard(s.Stderr)), cio.WithFIFODir(execFIFODir)}
 	if s.TTY {
 		opts = append(opts, cio.WithTerminal)
 	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
 	proc, err := task.Exec(ctx, execID(), pspec, cio.NewCreator(opts...))
+	stdin.start(bg, proc) // containerd copies stdin from within Exec: it waits for this
 	if err != nil {
 		return 0, fmt.Errorf("exec in %s: %w", id, err)
 	}
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
 	defer proc.Delete(bg, containerd.WithProcessKill)
-	stdin.onEOF = func() { _ = proc.CloseIO(bg, containerd.WithStdinCloser) }
 	rctx, stopResize := context.WithCancel(ctx)
 	defer stopResize()
 	started := make(chan struct{})
@@ -126,11 +126,19 @@ func resizeLoop(ctx context.Context, proc containerd.Process, sizes <-chan TermS
 }
 
 // stdinCloser tells containerd to close the process's stdin once the
-// client's stdin has ended.
+// client's stdin has ended. containerd starts copying from it inside
+// Exec, before the process is known: reads wait for start.
 type stdinCloser struct {
 	r     io.Reader
-	onEOF func()
+	ready chan struct{}
+	bg    context.Context
+	proc  containerd.Process // nil when Exec failed
 	once  sync.Once
+}
+
+func (s *stdinCloser) start(bg context.Context, proc containerd.Process) {
+	s.bg, s.proc = bg, proc
+	close(s.ready)
 }
 
 func (s *stdinCloser) reader() io.Reader {
@@ -141,9 +149,13 @@ func (s *stdinCloser) reader() io.Reader {
 }
 
 func (s *stdinCloser) Read(p []byte) (int, error) {
+	<-s.ready
+	if s.proc == nil {
+		return 0, io.EOF
+	}
 	n, err := s.r.Read(p)
-	if err != nil && s.onEOF != nil {
-		s.once.Do(s.onEOF)
+	if err != nil {
+		s.once.Do(func() { _ = s.proc.CloseIO(s.bg, containerd.WithStdinCloser) })
 	}
 	return n, err
 }
