@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,11 @@ func exitStatus(code int, err error, cmd []string) *metav1.Status {
 // connection of a wrapped ResponseWriter (the recorder, the audit log).
 type hijackable struct{ http.ResponseWriter }
 
+// The connection's deadlines go: a session lasts as long as it is used.
 func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(h.ResponseWriter).Hijack()
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err == nil {
+		_ = c.SetDeadline(time.Time{})
+	}
+	return c, brw, err
 }
