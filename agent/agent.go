@@ -84,9 +84,14 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	streamRPC := a.streamHandler(ren, creds.ServerURL)
+	defer streamRPC.Close()
 	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Roots: ren.roots, Applier: a.applier,
 		Rev: a.store.Rev(), Logger: cfg.Logger, OnConnect: a.status.resend,
-		OnRPC: func(c *client.Client, topic string, payload []byte) { logRPC.Handle(c, topic, payload) }})
+		OnRPC: func(c *client.Client, topic string, payload []byte) {
+			logRPC.Handle(c, topic, payload)
+			streamRPC.Handle(topic, payload)
+		}})
 	if err != nil {
 		return fmt.Errorf("mqtt: %w", err)
 	}

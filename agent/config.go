@@ -94,7 +94,9 @@ type Config struct {
 	// PodLogDir (--pod-log-dir) and ContainerLogDir (--container-log-dir)
 	// are where container logs go, as the kubelet lays them out (defaults
 	// /var/log/pods and /var/log/containers).
-	PodLogDir       string
+	PodLogDir string
+	// DisableExec (--disable-exec) refuses exec, attach and port-forward.
+	DisableExec     bool
 	ContainerLogDir string
 	// LocalStoragePath (--default-local-storage-path) holds the local-path
 	// volumes' directories; default <DataDir>/storage.

@@ -32,7 +32,8 @@ type Resource struct {
 	Namespaced bool
 	ShortNames []string
 	Categories []string
-	// Subresources served under /{name}/{sub}: "status", "scale", "binding", "log".
+	// Subresources served under /{name}/{sub}: "status", "scale", "binding", "log",
+	// "exec", "attach", "portforward".
 	Subresources []string
 	// Generation is true when metadata.generation counts spec changes.
 	Generation bool
@@ -144,7 +145,7 @@ var resources = []*Resource{
 		Subresources: []string{"status"},
 		newObject:    func() Object { return &corev1.Node{} }, newList: func() runtime.Object { return &corev1.NodeList{} }},
 	{Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
-		Categories: []string{"all"}, Subresources: []string{"status", "binding", "log"},
+		Categories: []string{"all"}, Subresources: []string{"status", "binding", "log", "exec", "attach", "portforward"},
 		newObject: func() Object { return &corev1.Pod{} }, newList: func() runtime.Object { return &corev1.PodList{} }},
 	{Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
 		newObject: func() Object { return &corev1.ConfigMap{} }, newList: func() runtime.Object { return &corev1.ConfigMapList{} }},

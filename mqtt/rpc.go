@@ -30,6 +30,11 @@ const (
 	RPCKindLogs   = "logs"   // start streaming a container's log
 	RPCKindAck    = "ack"    // the server wrote chunks up to Seq: credit and heartbeat
 	RPCKindCancel = "cancel" // the server stopped listening: end the stream
+	// Interactive streams (rpc_stream.go): the agent opens a tunnel to the
+	// server and carries the stream there, not over MQTT.
+	RPCKindExec        = "exec"        // run Command in Container
+	RPCKindAttach      = "attach"      // attach to Container's own process
+	RPCKindPortForward = "portforward" // connect to Port in the pod's network
 )
 
 // Limits of the contract.
@@ -60,6 +65,8 @@ type RPCRequest struct {
 	TailLines    *int64 `json:"tailLines,omitempty"`
 	SinceSeconds *int64 `json:"sinceSeconds,omitempty"`
 	LimitBytes   *int64 `json:"limitBytes,omitempty"`
+	// Interactive streams (kinds exec, attach, portforward).
+	Stream *StreamRequest `json:"stream,omitempty"`
 }
 
 // RPCChunk is one message on a node's rpc/resp/{id} topic. Seq counts from

@@ -20,8 +20,11 @@ func (r *RPCRequest) check() error {
 		return nil
 	case RPCKindCancel:
 		return nil
+	case RPCKindExec, RPCKindAttach, RPCKindPortForward:
+		return r.checkStream()
 	}
-	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q or %q", r.ID, r.Kind, RPCKindLogs, RPCKindAck, RPCKindCancel)
+	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q, %q, %q, %q or %q", r.ID, r.Kind, RPCKindLogs,
+		RPCKindAck, RPCKindCancel, RPCKindExec, RPCKindAttach, RPCKindPortForward)
 }
 
 func (r *RPCRequest) checkLogs() error {

@@ -72,6 +72,8 @@ func FuzzDecodeRPCRequest(f *testing.F) {
 	f.Add([]byte(`{"id":"a1","kind":"ack","seq":8}`))
 	f.Add([]byte(`{"id":"a1","kind":"cancel"}`))
 	f.Add([]byte(`{"id":"a1","kind":"logs","sinceSeconds":-1}`))
+	f.Add([]byte(`{"id":"a1","kind":"exec","stream":{"namespace":"d","pod":"p","uid":"u","container":"c","command":["sh","-c","exit 3"],"stdin":true,"tty":true,"tunnel":"/bramble/v1/tunnels/a1"}}`))
+	f.Add([]byte(`{"id":"a1","kind":"portforward","stream":{"namespace":"d","pod":"p","uid":"u","port":8080,"tunnel":"/bramble/v1/tunnels/a1"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := mqtt.DecodeRPCRequest(b)
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/publish"
 	"github.com/bramble-edge/bramble/server/registry"
+	"github.com/bramble-edge/bramble/server/streams"
 )
 
 // assemble wires the parts that run on the datastore: node certificate
@@ -68,7 +69,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	s.Client = s.Registry.Client()
 	authz := auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache))
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: authz, Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		Authz: authz, Logs: logs.New(side.bus, s.log), Streams: streams.New(side.bus, s.log), Log: s.log}); err != nil {
 		return nil, err
 	}
 	s.bootstrapObjects(bg)

@@ -62,6 +62,7 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.StringVar(&cfg.RuntimeEndpoint, "container-runtime-endpoint", agent.DefaultRuntimeEndpoint, "containerd socket")
 	f.StringVar(&cfg.RegistriesFile, "registries", agent.DefaultRegistriesFile, "registries file: mirrors, plain-HTTP endpoints and credentials (k3s registries.yaml format)")
 	f.StringVar(&cfg.ContainerdRoot, "containerd-root", agent.DefaultContainerdRoot, "containerd's root folder, whose filesystem image garbage collection watches")
+	f.BoolVar(&cfg.DisableExec, "disable-exec", false, "refuse kubectl exec, attach, port-forward and cp to this node's pods (for locked-down nodes)")
 	f.StringVar(&cfg.PodLogDir, "pod-log-dir", agent.DefaultPodLogDir, "folder of the containers' log files, <ns>_<pod>_<uid>/<container>/<restart>.log as the kubelet writes them")
 	f.StringVar(&cfg.ContainerLogDir, "container-log-dir", agent.DefaultContainerLogDir, "folder of the links <pod>_<ns>_<container>-<id>.log to the containers' log files, where log shippers look")
 	f.StringVar(&cfg.LocalStoragePath, "default-local-storage-path", "", "folder of the local-path volumes' directories (default <data-dir>/storage)")

@@ -239,3 +239,10 @@ func (c *Client) Watch(path string) <-chan WatchEvent {
 	}()
 	return out
 }
+
+// TLS is the client's TLS configuration (its kubeconfig's CA and
+// certificate), for connections it does not make itself (WebSocket).
+func (c *Client) TLS() *tls.Config { return c.http.Transport.(*http.Transport).TLSClientConfig }
+
+// Base is the server URL of the kubeconfig.
+func (c *Client) Base() string { return c.base }

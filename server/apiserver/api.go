@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server/audit"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/registry"
@@ -38,7 +40,10 @@ type APIConfig struct {
 	Authz auth.Authorizer
 	// Logs streams container logs from agents; nil answers pods/log with 503.
 	Logs LogStreamer
-	Log  *slog.Logger
+	// Streams opens exec and port-forward tunnels through agents; nil
+	// answers pods/exec, attach and portforward with 503.
+	Streams StreamHub
+	Log     *slog.Logger
 	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	Now          func() time.Time
@@ -66,6 +71,7 @@ type API struct {
 	authn   auth.Authenticator
 	authz   auth.Authorizer
 	logs    LogStreamer
+	streams StreamHub
 	log     *slog.Logger
 	maxBody int64
 	now     func() time.Time
@@ -83,7 +89,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	if (cfg.Store == nil && cfg.Registry == nil) || cfg.Authn == nil || cfg.Authz == nil {
 		return nil, errors.New("new API: Registry (or Store), Authn and Authz are required")
 	}
-	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
+	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs, streams: cfg.Streams,
 		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
 		recheckEvery: cfg.RecheckInterval}
 	if a.log == nil {
@@ -150,6 +156,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit.SetUser(r.Context(), user.Name, user.Groups)
+	if a.streams != nil && strings.HasPrefix(r.URL.Path, mqtt.TunnelPathPrefix) {
+		a.streams.Accept(w, r, user.Name) // an agent brings a stream's tunnel
+		return
+	}
 	if r.URL.Path == accessReviewPath {
 		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)

@@ -26,11 +26,16 @@ type discoveryDocs struct {
 var (
 	resourceVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subVerbs      = map[string]metav1.Verbs{
-		"status":   {"get", "patch", "update"},
-		"scale":    {"get", "patch", "update"},
-		"binding":  {"create"},
-		"log":      {"get"},
-		"approval": {"get", "patch", "update"},
+		"status":  {"get", "patch", "update"},
+		"scale":   {"get", "patch", "update"},
+		"binding": {"create"},
+		"log":     {"get"},
+		// exec, attach and port-forward are upgrades kubectl makes with
+		// POST (SPDY) or GET (WebSocket); both are authorized as create.
+		"exec":        {"create", "get"},
+		"attach":      {"create", "get"},
+		"portforward": {"create", "get"},
+		"approval":    {"get", "patch", "update"},
 	}
 )
 
@@ -116,6 +121,12 @@ func subresourceKind(res *api.Resource, sub string) schema.GroupVersionKind {
 		return api.BindingResource.GroupVersionKind()
 	case "log":
 		return schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	case "exec":
+		return schema.GroupVersionKind{Version: "v1", Kind: "PodExecOptions"}
+	case "attach":
+		return schema.GroupVersionKind{Version: "v1", Kind: "PodAttachOptions"}
+	case "portforward":
+		return schema.GroupVersionKind{Version: "v1", Kind: "PodPortForwardOptions"}
 	}
 	return res.GroupVersionKind()
 }

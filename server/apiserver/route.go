@@ -118,6 +118,11 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 		return "", err
 	}
 	verb := ""
+	if connectSubresource(ri.sub) {
+		// Upstream authorizes these upgrades as create whatever the method,
+		// so a viewer who may get pods cannot exec through a GET.
+		return pick(method == http.MethodGet || method == http.MethodPost, "create", ""), nil
+	}
 	switch method {
 	case http.MethodGet:
 		verb = pick(watch, "watch", pick(ri.name == "", "list", "get"))
@@ -178,9 +183,12 @@ var verbHandlers = map[string]handler{
 
 // Handlers of the subresources that do not return the main object.
 var subHandlers = map[string]map[string]handler{
-	"scale":   {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
-	"binding": {"create": (*API).createBinding},
-	"log":     {"get": (*API).podLogs},
+	"scale":       {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
+	"binding":     {"create": (*API).createBinding},
+	"log":         {"get": (*API).podLogs},
+	"exec":        {"create": (*API).podExec},
+	"attach":      {"create": (*API).podAttach},
+	"portforward": {"create": (*API).podPortForward},
 }
 
 // dispatch negotiates the response form and runs the verb's handler.
@@ -205,7 +213,7 @@ func (a *API) dispatch(w http.ResponseWriter, r *http.Request, ri *requestInfo) 
 // negotiateResource settles the response form: Tables only for the main
 // resource and status; pod logs are plain text whatever Accept says.
 func (a *API) negotiateResource(r *http.Request, ri *requestInfo) error {
-	if ri.sub == "log" {
+	if ri.sub == "log" || connectSubresource(ri.sub) {
 		return nil
 	}
 	var allowed []output

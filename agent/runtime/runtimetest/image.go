@@ -24,6 +24,7 @@ var applets = []string{
 	"sh", "sleep", "echo", "cat", "httpd", "ls", "env", "pwd", "dd", "id",
 	"true", "false", "kill", "head", "wc", "seq", "printf", "test", "mkdir",
 	"touch", "rm", "grep", "nc", "wget", "hostname", "ps", "yes", "tr",
+	"tar", "sha256sum", "stty", // kubectl cp, checksums, terminal sizes
 }
 
 // Image is a one-layer OCI image for the host's platform: the blobs and the
