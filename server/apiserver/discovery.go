@@ -29,6 +29,7 @@ var (
 		"status":   {"get", "patch", "update"},
 		"scale":    {"get", "patch", "update"},
 		"binding":  {"create"},
+		"eviction": {"create"},
 		"log":      {"get"},
 		"approval": {"get", "patch", "update"},
 	}
@@ -114,6 +115,8 @@ func subresourceKind(res *api.Resource, sub string) schema.GroupVersionKind {
 		return api.ScaleResource.GroupVersionKind()
 	case "binding":
 		return api.BindingResource.GroupVersionKind()
+	case "eviction":
+		return api.EvictionResource.GroupVersionKind()
 	case "log":
 		return schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 	}
