@@ -112,3 +112,42 @@ func surplusIndexed(completions int32, done indexSet, active []*corev1.Pod) []*c
 	}
 	return out
 }
+
+// indexFailures is how many earlier pods of its index had failed when
+// pod was made (its failure-count annotation).
+func indexFailures(pod *corev1.Pod) int {
+	n, err := strconv.Atoi(pod.Annotations[batchv1.JobIndexFailureCountAnnotation])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// failuresByIndex counts, per index, the failures before the latest
+// failed pod of that index, that pod included.
+func failuresByIndex(pods []*corev1.Pod, completions int32) map[int]int {
+	out := map[int]int{}
+	for _, pod := range pods {
+		if i, ok := podIndex(pod, completions); ok && pod.Status.Phase == corev1.PodFailed {
+			out[i] = max(out[i], indexFailures(pod)+1)
+		}
+	}
+	return out
+}
+
+// closedIndexes are the indexes no pod should run for any more: completed
+// or failed.
+func closedIndexes(job *batchv1.Job, st *batchv1.JobStatus) indexSet {
+	done := parseIndexes(st.CompletedIndexes, *job.Spec.Completions)
+	for i := range parseIndexes(ptrValue(st.FailedIndexes), *job.Spec.Completions) {
+		done[i] = true
+	}
+	return done
+}
+
+func ptrValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -154,11 +154,17 @@ func (c *Controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 	for i := range indexes {
 		indexes[i] = -1
 	}
+	var failures map[int]int
 	if indexed(job) {
-		indexes = indexesToStart(*job.Spec.Completions, parseIndexes(st.CompletedIndexes, *job.Spec.Completions), active, n)
+		indexes = indexesToStart(*job.Spec.Completions, closedIndexes(job, st), active, n)
+		failures = failuresByIndex(c.ownedPods(job), *job.Spec.Completions)
 	}
 	for i, index := range indexes {
-		out, err := c.client.Create(ctx, newPod(job, index))
+		pod := newPod(job, index)
+		if job.Spec.BackoffLimitPerIndex != nil && index >= 0 {
+			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(failures[index])
+		}
+		out, err := c.client.Create(ctx, pod)
 		if err != nil {
 			c.rec.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 			return int32(i), fmt.Errorf("create pod of job %s: %w", key, err)

@@ -65,6 +65,9 @@ func (c *Controller) advance(ctx context.Context, key string, job *batchv1.Job, 
 	if reason, msg := failure(job, st, cnt, now); reason != "" {
 		return c.finish(ctx, key, job, cnt, st, batchv1.JobFailed, reason, msg, now)
 	}
+	if msg, ok := successPolicyMet(job, parseIndexesOf(job, st.CompletedIndexes)); ok {
+		return c.finish(ctx, key, job, cnt, st, batchv1.JobComplete, batchv1.JobReasonSuccessPolicy, msg, now)
+	}
 	if complete(job, st, cnt) {
 		return c.finish(ctx, key, job, cnt, st, batchv1.JobComplete,
 			batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods", now)
@@ -82,7 +85,7 @@ func (c *Controller) scale(ctx context.Context, key string, job *batchv1.Job, cn
 	active := int32(len(cnt.active))
 	st.Active = active
 	if indexed(job) {
-		surplus := surplusIndexed(*job.Spec.Completions, parseIndexes(st.CompletedIndexes, *job.Spec.Completions), cnt.active)
+		surplus := surplusIndexed(*job.Spec.Completions, closedIndexes(job, st), cnt.active)
 		if len(surplus) > 0 {
 			n, err := c.deletePods(ctx, key, job, surplus)
 			st.Active -= n
@@ -138,7 +141,11 @@ func wantActive(job *batchv1.Job, st *batchv1.JobStatus, active int32) int32 {
 		}
 		return par
 	}
-	return max(min(par, *job.Spec.Completions-st.Succeeded), 0)
+	left := *job.Spec.Completions - st.Succeeded
+	if indexed(job) {
+		left -= int32(len(parseIndexes(ptrValue(st.FailedIndexes), *job.Spec.Completions)))
+	}
+	return max(min(par, left), 0)
 }
 
 // retryWait is how long pod creation must still wait after the latest

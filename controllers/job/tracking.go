@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -34,7 +35,7 @@ const trackingFinalizer = batchv1.JobTrackingFinalizer
 func (c *Controller) track(ctx context.Context, key string, job *batchv1.Job, pods []*corev1.Pod,
 	st *batchv1.JobStatus) (out *batchv1.Job, pending bool, err error) {
 	fold(job, st, pods)
-	release, recorded := record(job, st, pods)
+	release, recorded := record(job, st, pods, c.now())
 	if recorded {
 		if job, err = c.writeStatus(ctx, key, job, st); err != nil {
 			return job, true, err
@@ -80,7 +81,7 @@ func fold(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod) {
 // record adds finished pods holding the finalizer to the uncounted lists
 // (recorded reports a change) and returns the pods whose finalizer can
 // come off once that is stored.
-func record(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod) (release []*corev1.Pod, recorded bool) {
+func record(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod, now time.Time) (release []*corev1.Pod, recorded bool) {
 	u := st.UncountedTerminatedPods
 	if u == nil {
 		u = &batchv1.UncountedTerminatedPods{}
@@ -100,11 +101,13 @@ func record(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod) (releas
 		if slices.Contains(u.Succeeded, pod.UID) || slices.Contains(u.Failed, pod.UID) {
 			continue
 		}
-		recorded = true
 		if phase == corev1.PodFailed {
-			u.Failed = append(u.Failed, pod.UID)
+			if judgeFailure(job, st, pod, now) {
+				u.Failed, recorded = append(u.Failed, pod.UID), true
+			}
 			continue
 		}
+		recorded = true
 		u.Succeeded = append(u.Succeeded, pod.UID)
 		completeIndex(job, st, pod)
 	}
@@ -112,6 +115,30 @@ func record(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod) (releas
 		st.UncountedTerminatedPods = u
 	}
 	return release, recorded
+}
+
+// judgeFailure applies podFailurePolicy and backoffLimitPerIndex to a
+// newly failed pod; false when the failure is ignored (not counted).
+func judgeFailure(job *batchv1.Job, st *batchv1.JobStatus, pod *corev1.Pod, now time.Time) bool {
+	action, msg := failureAction(job, pod)
+	switch action {
+	case batchv1.PodFailurePolicyActionIgnore:
+		return false
+	case batchv1.PodFailurePolicyActionFailJob:
+		if !hasCondition(st, batchv1.JobFailureTarget) {
+			setCondition(st, batchv1.JobFailureTarget, batchv1.JobReasonPodFailurePolicy, msg, now)
+		}
+	}
+	if !indexed(job) || job.Spec.BackoffLimitPerIndex == nil {
+		return true
+	}
+	i, ok := podIndex(pod, *job.Spec.Completions)
+	if ok && (action == batchv1.PodFailurePolicyActionFailIndex || indexFailures(pod)+1 > int(*job.Spec.BackoffLimitPerIndex)) {
+		failed := parseIndexes(ptrValue(st.FailedIndexes), *job.Spec.Completions)
+		failed[i] = true
+		st.FailedIndexes = ptrTo(failed.String())
+	}
+	return true
 }
 
 // completeIndex adds a succeeded pod's index to an Indexed Job's
