@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -86,12 +87,7 @@ func (a *algorithm) victimsOn(c *cycle, n *nodeInfo, p *podInfo, protected Prote
 		return preemption{}, false
 	}
 	isProtected := func(q *podInfo) bool { return protected != nil && protected(q.pod) }
-	slices.SortStableFunc(cands, func(x, y *podInfo) int {
-		if px, py := isProtected(x), isProtected(y); px != py {
-			return map[bool]int{true: -1, false: 1}[px]
-		}
-		return int(y.priority) - int(x.priority)
-	})
+	reprieveOrder(cands, isProtected)
 	out := preemption{node: n.name, top: -1 << 31}
 	for _, q := range cands {
 		trial.addPod(q)
@@ -106,6 +102,20 @@ func (a *algorithm) victimsOn(c *cycle, n *nodeInfo, p *podInfo, protected Prote
 		}
 	}
 	return out, true
+}
+
+// reprieveOrder sorts the candidates to give back first: the protected
+// ones, then the most important.
+func reprieveOrder(cands []*podInfo, isProtected func(*podInfo) bool) {
+	slices.SortStableFunc(cands, func(x, y *podInfo) int {
+		if px, py := isProtected(x), isProtected(y); px != py {
+			if px {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(y.priority, x.priority)
+	})
 }
 
 // better orders candidate nodes as kube-scheduler's pickOneNodeForPreemption.

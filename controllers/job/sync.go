@@ -21,16 +21,11 @@ import (
 // controller's earlier creates and deletes, the Job is failed, completed,
 // suspended or scaled to the pods it wants, and its status written.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name := controllers.SplitKey(key)
-	o, ok := c.jobInf.Get(ns, name)
-	if !ok {
-		c.exp.Forget(key)
-		return c.release(ctx, c.orphans(ns, name, ""))
+	job, err := c.live(ctx, key)
+	if job == nil {
+		return err
 	}
-	job := o.(*batchv1.Job)
-	if job.DeletionTimestamp != nil {
-		return c.release(ctx, c.orphans(ns, name, job.UID))
-	}
+	ns := job.Namespace
 	pods := c.ownedPods(job)
 	st := job.Status.DeepCopy()
 	job, pending, err := c.track(ctx, key, job, pods, st)
@@ -56,6 +51,22 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		err = c.advance(ctx, key, job, cnt, st, now)
 	}
 	return errors.Join(err, c.writeStatusOnly(ctx, key, job, st))
+}
+
+// live is the cached Job of key, or nil when it is gone or being
+// deleted: its pods' tracking finalizers are then released.
+func (c *Controller) live(ctx context.Context, key string) (*batchv1.Job, error) {
+	ns, name := controllers.SplitKey(key)
+	o, ok := c.jobInf.Get(ns, name)
+	if !ok {
+		c.exp.Forget(key)
+		return nil, c.release(ctx, c.orphans(ns, name, ""))
+	}
+	job := o.(*batchv1.Job)
+	if job.DeletionTimestamp != nil {
+		return nil, c.release(ctx, c.orphans(ns, name, job.UID))
+	}
+	return job, nil
 }
 
 // advance fails or completes the Job when it is due, else scales its

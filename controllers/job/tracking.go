@@ -87,34 +87,43 @@ func record(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod, now tim
 		u = &batchv1.UncountedTerminatedPods{}
 	}
 	for _, pod := range pods {
-		if !slices.Contains(pod.Finalizers, trackingFinalizer) {
-			continue
+		rel, rec := recordPod(job, st, u, pod, now)
+		if rel {
+			release = append(release, pod)
 		}
-		phase := pod.Status.Phase
-		if phase != corev1.PodSucceeded && phase != corev1.PodFailed {
-			if pod.DeletionTimestamp != nil {
-				release = append(release, pod)
-			}
-			continue
-		}
-		release = append(release, pod)
-		if slices.Contains(u.Succeeded, pod.UID) || slices.Contains(u.Failed, pod.UID) {
-			continue
-		}
-		if phase == corev1.PodFailed {
-			if judgeFailure(job, st, pod, now) {
-				u.Failed, recorded = append(u.Failed, pod.UID), true
-			}
-			continue
-		}
-		recorded = true
-		u.Succeeded = append(u.Succeeded, pod.UID)
-		completeIndex(job, st, pod)
+		recorded = recorded || rec
 	}
 	if recorded {
 		st.UncountedTerminatedPods = u
 	}
 	return release, recorded
+}
+
+// recordPod records one pod holding the finalizer if it finished and is
+// not in u yet; release says its finalizer can come off.
+func recordPod(job *batchv1.Job, st *batchv1.JobStatus, u *batchv1.UncountedTerminatedPods, pod *corev1.Pod,
+	now time.Time) (release, recorded bool) {
+	if !slices.Contains(pod.Finalizers, trackingFinalizer) {
+		return false, false
+	}
+	switch pod.Status.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed:
+	default:
+		return pod.DeletionTimestamp != nil, false
+	}
+	if slices.Contains(u.Succeeded, pod.UID) || slices.Contains(u.Failed, pod.UID) {
+		return true, false
+	}
+	if pod.Status.Phase == corev1.PodFailed {
+		if !judgeFailure(job, st, pod, now) {
+			return true, false
+		}
+		u.Failed = append(u.Failed, pod.UID)
+		return true, true
+	}
+	u.Succeeded = append(u.Succeeded, pod.UID)
+	completeIndex(job, st, pod)
+	return true, true
 }
 
 // judgeFailure applies podFailurePolicy and backoffLimitPerIndex to a
