@@ -52,8 +52,8 @@ func registerSchedulingKinds() {
 		Rules{Validate: validateRuntimeClass, ValidateUpdate: validateRuntimeClassUpdate})
 	register(&Resource{Group: "policy", Version: "v1", Name: "poddisruptionbudgets", Singular: "poddisruptionbudget",
 		Kind: "PodDisruptionBudget", Namespaced: true, ShortNames: []string{"pdb"}, Subresources: []string{"status"},
-		Generation: true, StoredOnly: "nothing evicts pods yet, so no budget is enforced (status is computed)",
-		newObject: func() Object { return &policyv1.PodDisruptionBudget{} },
-		newList:   func() runtime.Object { return &policyv1.PodDisruptionBudgetList{} }},
+		Generation: true,
+		newObject:  func() Object { return &policyv1.PodDisruptionBudget{} },
+		newList:    func() runtime.Object { return &policyv1.PodDisruptionBudgetList{} }},
 		Rules{Validate: validatePDB, ValidateStatus: validatePDBStatus})
 }

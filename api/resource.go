@@ -145,7 +145,7 @@ var resources = []*Resource{
 		Subresources: []string{"status"},
 		newObject:    func() Object { return &corev1.Node{} }, newList: func() runtime.Object { return &corev1.NodeList{} }},
 	{Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod", Namespaced: true, ShortNames: []string{"po"},
-		Categories: []string{"all"}, Subresources: []string{"status", "binding", "log", "exec", "attach", "portforward"},
+		Categories: []string{"all"}, Subresources: []string{"status", "binding", "eviction", "log", "exec", "attach", "portforward"},
 		newObject: func() Object { return &corev1.Pod{} }, newList: func() runtime.Object { return &corev1.PodList{} }},
 	{Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true, ShortNames: []string{"cm"},
 		newObject: func() Object { return &corev1.ConfigMap{} }, newList: func() runtime.Object { return &corev1.ConfigMapList{} }},

@@ -103,6 +103,13 @@
 // after back-off. A pod deleted while queued or assumed leaves the queue and
 // the cache when the watch shows the deletion.
 //
+// # Preemption
+//
+// A pod that fits nowhere may evict pods of lower priority (preemption.go
+// decides on the snapshot; preempt_run.go carries it out through
+// Config.Preemptor); a system-critical pod bound by its controller gets
+// room on its node the same way (critical.go).
+//
 // A pod that does not fit gets the PodScheduled=False condition and a
 // FailedScheduling event, written only when the message differs from its
 // last one; a bound pod gets a Scheduled event.

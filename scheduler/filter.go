@@ -65,8 +65,8 @@ func runFilters(filters []filter, c *cycle, n *nodeInfo) []string {
 //
 // Each node counts once under each reason the first filter that rejected
 // it gave; the "count reason" parts are sorted as strings, as
-// kube-scheduler sorts them. bramble has no preemption, so no preemption
-// part follows.
+// kube-scheduler sorts them. What preemption found is appended by the
+// loop (preempt_run.go).
 type FitError struct {
 	Pod         string         // namespace/name
 	NumAllNodes int            // nodes in the snapshot

@@ -39,7 +39,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 	}
 	node, err := s.algo.scheduleWithVolumes(p.info, s.snap, vols)
 	if err != nil {
-		s.unschedulable(ctx, p, err.Error())
+		s.unschedulable(ctx, p, s.tryPreempt(ctx, p, err))
 		return
 	}
 	if err := s.cache.assume(p.info, node); err != nil {
@@ -121,6 +121,7 @@ func (h podHandler) upsert(obj api.Object) {
 		if s.cache.addPod(info) {
 			s.queue.moveAll()
 		}
+		s.noteCritical(info)
 	case pod.DeletionTimestamp != nil || info.terminal || !responsible(pod):
 		s.queue.delete(info.key)
 	default:

@@ -28,6 +28,9 @@ type Config struct {
 	Cache *informer.Cache
 	// Binder writes bindings, pod conditions and events.
 	Binder Binder
+	// Preemptor, when set, lets a pod that fits nowhere evict pods of
+	// lower priority (preemption.go); nil: no preemption.
+	Preemptor Preemptor
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Clock drives the queue's back-off; defaults to the wall clock.
@@ -99,6 +102,7 @@ type Scheduler struct {
 	queue   *queue
 	algo    *algorithm
 	snap    *snapshot // owned by the scheduling loop
+	room    *roomKeeper
 	work    chan func(context.Context)
 	events  chan eventJob
 	nodes   *reflector // without a Cache
@@ -121,6 +125,7 @@ func New(cfg Config) (*Scheduler, error) {
 		queue:  newQueue(cfg.Clock, cfg.InitialBackoff, cfg.MaxBackoff, cfg.UnschedulableFlush),
 		algo:   newAlgorithm(cfg.PercentageOfNodesToScore, cfg.ImagePlatforms),
 		snap:   newSnapshot(cfg.TopologyLabels),
+		room:   newRoomKeeper(cfg),
 		work:   make(chan func(context.Context), 4*cfg.BindWorkers),
 		events: make(chan eventJob, 4*cfg.BindWorkers),
 	}
@@ -153,6 +158,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		s.spawn(func() { s.pods.run(ctx) })
 	}
 	s.spawn(func() { s.loop(ctx) })
+	s.spawn(func() { s.keepRoom(ctx) })
 	s.startWorkers(ctx)
 	s.log.Info("scheduler started", "nodes", nodes, "workers", s.cfg.BindWorkers)
 	return nil

@@ -125,6 +125,9 @@ func (s *Server) StartScheduler() error {
 func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, error) {
 	scfg := s.schedCfg
 	scfg.Store, scfg.Cache, scfg.Binder = s.Store, s.Cache, &schedulerBinder{reg: s.Registry}
+	if s.Cache != nil {
+		scfg.Preemptor = &schedulerPreemptor{reg: s.Registry, pdbs: s.Cache.Informer(pdbsResource)}
+	}
 	scfg.Logger = s.log.With("component", "scheduler")
 	sched, err := scheduler.New(scfg)
 	if err != nil {

@@ -8,6 +8,7 @@ package cronjob
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/bramble-edge/bramble/api"
@@ -57,7 +58,14 @@ func New(d controllers.Deps) *Controller {
 // Run waits for the cache, then syncs CronJobs with workers workers until
 // ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.watchClock(ctx)
+	}()
 	controllers.Run(ctx, c.cache, c.rec, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.Sync})
+	wg.Wait()
 }
 
 // jobChanged requeues the CronJob that controls a Job.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,31 +12,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/clock/clocktest"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/controllertest"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
-// fakeClock is the controller's now, moved by the test.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is the controller's now, set by the test (forward or back).
+type fakeClock struct{ *clocktest.Fake }
 
-func (f *fakeClock) Now() time.Time  { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
-func (f *fakeClock) Set(t time.Time) { f.mu.Lock(); f.t = t; f.mu.Unlock() }
+func (f fakeClock) Set(t time.Time) { f.Advance(t.Sub(f.Now())) }
 
 // harness runs the controller's Sync by hand (no workers) on the real
 // store and admission path, at times the test sets.
 type harness struct {
 	*controllertest.Env
 	ctrl  *Controller
-	clock *fakeClock
+	clock fakeClock
 }
 
 func start(t *testing.T) *harness {
 	env := controllertest.New(t)
-	h := &harness{Env: env, clock: &fakeClock{t: time.Now()}}
+	h := &harness{Env: env, clock: fakeClock{clocktest.NewFake(time.Now())}}
 	h.ctrl = New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log, Now: h.clock.Now})
 	env.Start()
 	return h

@@ -1,8 +1,9 @@
 // Package disruption keeps each PodDisruptionBudget's status current:
 // how many of its pods are expected and healthy, how many must stay
-// healthy, and so how many disruptions it allows now. bramble has no
-// eviction yet, so nothing consumes the budget; the status is what an
-// operator and `kubectl drain` read.
+// healthy, and so how many disruptions it allows now. The eviction API
+// (pods/eviction, which kubectl drain and the scheduler's preemption use)
+// spends disruptions from this status and lists the evicted pods in
+// disruptedPods; they stop counting as healthy until they are gone.
 package disruption
 
 import (
@@ -86,6 +87,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		pods = append(pods, o.(*corev1.Pod))
 	}
 	st := Compute(pdb, pods, c.scaleOf, c.now())
+	if len(st.DisruptedPods) > 0 {
+		c.queue.AddAfter(key, disruptedTimeout)
+	}
 	if equality.Semantic.DeepEqual(pdb.Status, st) {
 		return nil
 	}

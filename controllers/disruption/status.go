@@ -23,13 +23,14 @@ type ScaleFunc func(ref *metav1.OwnerReference, namespace string) (int32, bool)
 func Compute(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, scaleOf ScaleFunc, now time.Time) policyv1.PodDisruptionBudgetStatus {
 	matched := selected(pdb, pods)
 	expected, desired := expectation(pdb, matched, scaleOf)
+	st := *pdb.Status.DeepCopy()
+	st.DisruptedPods = stillDisrupted(st.DisruptedPods, matched, now)
 	healthy := int32(0)
 	for _, p := range matched {
-		if podReady(p) {
+		if _, evicted := st.DisruptedPods[p.Name]; podReady(p) && !evicted {
 			healthy++
 		}
 	}
-	st := *pdb.Status.DeepCopy()
 	st.ObservedGeneration, st.ExpectedPods, st.CurrentHealthy, st.DesiredHealthy = pdb.Generation, expected, healthy, desired
 	st.DisruptionsAllowed = 0
 	if expected > 0 && healthy > desired {
@@ -42,6 +43,29 @@ func Compute(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, scaleOf Scal
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
 	return st
+}
+
+// disruptedTimeout is how long a pod the eviction API listed in
+// disruptedPods counts as gone while it still shows up live, as upstream.
+const disruptedTimeout = 2 * time.Minute
+
+// stillDisrupted keeps the evictions whose pod is still live and recent
+// enough: those pods do not count as healthy (their deletion is on its
+// way); the others leave the map.
+func stillDisrupted(disrupted map[string]metav1.Time, live []*corev1.Pod, now time.Time) map[string]metav1.Time {
+	if len(disrupted) == 0 {
+		return nil
+	}
+	out := map[string]metav1.Time{}
+	for _, p := range live {
+		if t, ok := disrupted[p.Name]; ok && now.Before(t.Add(disruptedTimeout)) {
+			out[p.Name] = t
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // selected are the live pods the budget's selector matches (a nil

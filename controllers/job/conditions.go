@@ -30,7 +30,15 @@ func finishTime(job *batchv1.Job) time.Time {
 
 // failure gives the reason and message for failing the Job now, or "".
 func failure(job *batchv1.Job, st *batchv1.JobStatus, cnt podCounts, now time.Time) (reason, message string) {
-	if limit := job.Spec.BackoffLimit; limit != nil {
+	for _, c := range st.Conditions {
+		if c.Type == batchv1.JobFailureTarget && c.Status == corev1.ConditionTrue && c.Reason == batchv1.JobReasonPodFailurePolicy {
+			return c.Reason, c.Message
+		}
+	}
+	if reason, message := indexFailure(job, st); reason != "" {
+		return reason, message
+	}
+	if limit := job.Spec.BackoffLimit; limit != nil && job.Spec.BackoffLimitPerIndex == nil {
 		onFailure := job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
 		if st.Failed > *limit || (onFailure && pastRestartLimit(cnt.restarts, *limit)) {
 			return batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit"
@@ -116,4 +124,29 @@ func setConditionStatus(st *batchv1.JobStatus, typ batchv1.JobConditionType, sta
 	}
 	st.Conditions = append(st.Conditions, batchv1.JobCondition{Type: typ, Status: status,
 		Reason: reason, Message: message, LastProbeTime: t, LastTransitionTime: t})
+}
+
+// indexFailure fails an Indexed Job with backoffLimitPerIndex whose failed
+// indexes exceed maxFailedIndexes, or once every index is either
+// completed or failed and some failed.
+func indexFailure(job *batchv1.Job, st *batchv1.JobStatus) (reason, message string) {
+	if !indexed(job) || job.Spec.BackoffLimitPerIndex == nil {
+		return "", ""
+	}
+	failed := len(parseIndexes(ptrValue(st.FailedIndexes), *job.Spec.Completions))
+	if m := job.Spec.MaxFailedIndexes; m != nil && failed > int(*m) {
+		return batchv1.JobReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes"
+	}
+	if failed > 0 && int(st.Succeeded)+failed >= int(*job.Spec.Completions) {
+		return batchv1.JobReasonFailedIndexes, "Job has failed indexes"
+	}
+	return "", ""
+}
+
+// parseIndexesOf reads an index list of an Indexed Job.
+func parseIndexesOf(job *batchv1.Job, s string) indexSet {
+	if !indexed(job) || job.Spec.Completions == nil {
+		return indexSet{}
+	}
+	return parseIndexes(s, *job.Spec.Completions)
 }

@@ -21,17 +21,18 @@ import (
 // controller's earlier creates and deletes, the Job is failed, completed,
 // suspended or scaled to the pods it wants, and its status written.
 func (c *Controller) sync(ctx context.Context, key string) error {
-	ns, name := controllers.SplitKey(key)
-	o, ok := c.jobInf.Get(ns, name)
-	if !ok {
-		c.exp.Forget(key)
-		return nil
+	job, err := c.live(ctx, key)
+	if job == nil {
+		return err
 	}
-	job := o.(*batchv1.Job)
-	if job.DeletionTimestamp != nil {
-		return nil
-	}
+	ns := job.Namespace
 	pods := c.ownedPods(job)
+	st := job.Status.DeepCopy()
+	job, pending, err := c.track(ctx, key, job, pods, st)
+	if err != nil || pending {
+		// The finalizer removals' pod events bring the next sync.
+		return errors.Join(err, c.writeStatusOnly(ctx, key, job, st))
+	}
 	if finished(job) {
 		_, err := c.deletePods(ctx, key, job, c.countPods(pods).active)
 		return errors.Join(err, c.expireTTL(ctx, key, job))
@@ -40,20 +41,32 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// The pod events still to come requeue the Job; should they never
 		// come, the expectations expire and this retry proceeds.
 		c.queue.AddAfter(key, expectationTimeout)
-		return nil
+		return c.writeStatusOnly(ctx, key, job, st)
 	}
 	now := c.now()
 	cnt := c.countPods(pods)
-	st := job.Status.DeepCopy()
-	st.Succeeded = max(st.Succeeded, cnt.succeeded)
-	st.Failed = max(st.Failed, cnt.failed)
-	var err error
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
 		err = c.suspend(ctx, key, job, cnt, st, now)
 	} else {
 		err = c.advance(ctx, key, job, cnt, st, now)
 	}
-	return errors.Join(err, c.writeStatus(ctx, key, job, st))
+	return errors.Join(err, c.writeStatusOnly(ctx, key, job, st))
+}
+
+// live is the cached Job of key, or nil when it is gone or being
+// deleted: its pods' tracking finalizers are then released.
+func (c *Controller) live(ctx context.Context, key string) (*batchv1.Job, error) {
+	ns, name := controllers.SplitKey(key)
+	o, ok := c.jobInf.Get(ns, name)
+	if !ok {
+		c.exp.Forget(key)
+		return nil, c.release(ctx, c.orphans(ns, name, ""))
+	}
+	job := o.(*batchv1.Job)
+	if job.DeletionTimestamp != nil {
+		return nil, c.release(ctx, c.orphans(ns, name, job.UID))
+	}
+	return job, nil
 }
 
 // advance fails or completes the Job when it is due, else scales its
@@ -62,6 +75,9 @@ func (c *Controller) advance(ctx context.Context, key string, job *batchv1.Job, 
 	resume(st, now)
 	if reason, msg := failure(job, st, cnt, now); reason != "" {
 		return c.finish(ctx, key, job, cnt, st, batchv1.JobFailed, reason, msg, now)
+	}
+	if msg, ok := successPolicyMet(job, parseIndexesOf(job, st.CompletedIndexes)); ok {
+		return c.finish(ctx, key, job, cnt, st, batchv1.JobComplete, batchv1.JobReasonSuccessPolicy, msg, now)
 	}
 	if complete(job, st, cnt) {
 		return c.finish(ctx, key, job, cnt, st, batchv1.JobComplete,
@@ -78,8 +94,16 @@ func (c *Controller) advance(ctx context.Context, key string, job *batchv1.Job, 
 // creating waits out the failure back-off.
 func (c *Controller) scale(ctx context.Context, key string, job *batchv1.Job, cnt podCounts, st *batchv1.JobStatus, now time.Time) error {
 	active := int32(len(cnt.active))
-	want := wantActive(job, st, active)
 	st.Active = active
+	if indexed(job) {
+		surplus := surplusIndexed(*job.Spec.Completions, closedIndexes(job, st), cnt.active)
+		if len(surplus) > 0 {
+			n, err := c.deletePods(ctx, key, job, surplus)
+			st.Active -= n
+			return err
+		}
+	}
+	want := wantActive(job, st, active)
 	switch {
 	case active > want:
 		victims := slices.Clone(cnt.active)
@@ -92,7 +116,7 @@ func (c *Controller) scale(ctx context.Context, key string, job *batchv1.Job, cn
 			c.queue.AddAfter(key, wait)
 			return nil
 		}
-		n, err := c.createPods(ctx, key, job, int(want-active))
+		n, err := c.createPods(ctx, key, job, st, cnt.active, int(want-active))
 		st.Active += n
 		return err
 	}
@@ -128,7 +152,11 @@ func wantActive(job *batchv1.Job, st *batchv1.JobStatus, active int32) int32 {
 		}
 		return par
 	}
-	return max(min(par, *job.Spec.Completions-st.Succeeded), 0)
+	left := *job.Spec.Completions - st.Succeeded
+	if indexed(job) {
+		left -= int32(len(parseIndexes(ptrValue(st.FailedIndexes), *job.Spec.Completions)))
+	}
+	return max(min(par, left), 0)
 }
 
 // retryWait is how long pod creation must still wait after the latest
@@ -166,17 +194,24 @@ func resume(st *batchv1.JobStatus, now time.Time) {
 	}
 }
 
-// writeStatus stores st when it differs from the Job's status.
-func (c *Controller) writeStatus(ctx context.Context, key string, job *batchv1.Job, st *batchv1.JobStatus) error {
+// writeStatus stores st when it differs from the Job's status and
+// returns the Job as stored.
+func (c *Controller) writeStatus(ctx context.Context, key string, job *batchv1.Job, st *batchv1.JobStatus) (*batchv1.Job, error) {
 	if equality.Semantic.DeepEqual(job.Status, *st) {
-		return nil
+		return job, nil
 	}
 	cp := job.DeepCopy()
-	cp.Status = *st
-	if _, err := c.client.UpdateStatus(ctx, cp); err != nil {
-		return fmt.Errorf("update status of job %s: %w", key, err)
+	cp.Status = *st.DeepCopy()
+	out, err := c.client.UpdateStatus(ctx, cp)
+	if err != nil {
+		return job, fmt.Errorf("update status of job %s: %w", key, err)
 	}
-	return nil
+	return out.(*batchv1.Job), nil
+}
+
+func (c *Controller) writeStatusOnly(ctx context.Context, key string, job *batchv1.Job, st *batchv1.JobStatus) error {
+	_, err := c.writeStatus(ctx, key, job, st)
+	return err
 }
 
 func ptrTo[T any](v T) *T { return &v }

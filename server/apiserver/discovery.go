@@ -26,10 +26,11 @@ type discoveryDocs struct {
 var (
 	resourceVerbs = metav1.Verbs{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	subVerbs      = map[string]metav1.Verbs{
-		"status":  {"get", "patch", "update"},
-		"scale":   {"get", "patch", "update"},
-		"binding": {"create"},
-		"log":     {"get"},
+		"status":   {"get", "patch", "update"},
+		"scale":    {"get", "patch", "update"},
+		"binding":  {"create"},
+		"eviction": {"create"},
+		"log":      {"get"},
 		// exec, attach and port-forward are upgrades kubectl makes with
 		// POST (SPDY) or GET (WebSocket); both are authorized as create.
 		"exec":        {"create", "get"},
@@ -119,6 +120,8 @@ func subresourceKind(res *api.Resource, sub string) schema.GroupVersionKind {
 		return api.ScaleResource.GroupVersionKind()
 	case "binding":
 		return api.BindingResource.GroupVersionKind()
+	case "eviction":
+		return api.EvictionResource.GroupVersionKind()
 	case "log":
 		return schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 	case "exec":

@@ -71,7 +71,7 @@ func TestKubectlPolicyKinds(t *testing.T) {
 	k := newPolicyEnv(t, "kubectl")
 	wantContains(t, k.ok(t, "", "api-versions"), "policy/v1", "scheduling.k8s.io/v1", "node.k8s.io/v1")
 	wantContains(t, k.ok(t, "", "create", "pdb", "web", "--selector=app=web", "--min-available=1"),
-		"poddisruptionbudget.policy/web created", "stored only")
+		"poddisruptionbudget.policy/web created")
 	wantContains(t, k.ok(t, "", "get", "pdb"), "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "web")
 	wantContains(t, k.ok(t, "", "create", "priorityclass", "high", "--value=1000", "--preemption-policy=Never"),
 		"priorityclass.scheduling.k8s.io/high created")

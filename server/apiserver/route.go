@@ -126,14 +126,14 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 	switch method {
 	case http.MethodGet:
 		verb = pick(watch, "watch", pick(ri.name == "", "list", "get"))
-		if ri.sub != "" && (watch || ri.sub == "binding") {
+		if ri.sub != "" && (watch || postOnly(ri.sub)) {
 			verb = ""
 		}
 	case http.MethodPost:
-		verb = pick((ri.name == "" && ri.sub == "") || ri.sub == "binding", "create", "")
+		verb = pick((ri.name == "" && ri.sub == "") || postOnly(ri.sub), "create", "")
 		verb = pick(ri.res.Namespaced && ri.namespace == "", "", verb)
 	case http.MethodPut, http.MethodPatch:
-		ok := ri.name != "" && ri.sub != "log" && ri.sub != "binding"
+		ok := ri.name != "" && ri.sub != "log" && !postOnly(ri.sub)
 		verb = pick(ok, pick(method == http.MethodPut, "update", "patch"), "")
 	case http.MethodDelete:
 		verb = pick(ri.sub == "", pick(ri.name == "", "deletecollection", "delete"), "")
@@ -144,6 +144,9 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 	}
 	return verb, nil
 }
+
+// postOnly reports the subresources served only by POST.
+func postOnly(sub string) bool { return sub == "binding" || sub == "eviction" }
 
 func pick(cond bool, yes, no string) string {
 	if cond {
@@ -185,6 +188,7 @@ var verbHandlers = map[string]handler{
 var subHandlers = map[string]map[string]handler{
 	"scale":       {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
 	"binding":     {"create": (*API).createBinding},
+	"eviction":    {"create": (*API).createEviction},
 	"log":         {"get": (*API).podLogs},
 	"exec":        {"create": (*API).podExec},
 	"attach":      {"create": (*API).podAttach},
