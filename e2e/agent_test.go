@@ -79,6 +79,7 @@ func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 		t.Errorf("kubectl logs --timestamps --tail=1: got %q", out)
 	}
 
+	testOperatorTools(t, s, d, ns)
 	testAgentAutonomy(t, s, d, a, ns)
 
 	s.MustKubectl("delete", "pod", "hello", "--wait=false")

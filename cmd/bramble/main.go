@@ -34,7 +34,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand(), newAgentCommand(),
-		newSecretsEncryptCommand(), newCertificateCommand())
+		newSecretsEncryptCommand(), newCertificateCommand(), newKubectlCommand(), newCtrCommand(), newCrictlCommand())
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bramble:", err)
 		os.Exit(1)
