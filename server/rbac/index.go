@@ -150,3 +150,12 @@ func (x *Index) Remove(obj api.Object) {
 		x.DeleteBinding(obj.GetNamespace(), obj.GetName())
 	}
 }
+
+// RoleRules returns the rules of a Role (namespace set) or ClusterRole,
+// and whether it exists. They are the index's own: never change them.
+func (x *Index) RoleRules(namespace, name string) ([]rbacv1.PolicyRule, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	rules, ok := x.roles[roleKey{namespace, name}]
+	return rules, ok
+}
