@@ -87,4 +87,3 @@ func (a *API) reviewRules(w http.ResponseWriter, r *http.Request, user *auth.Use
 	review.Status = st
 	return &review, nil
 }
-
