@@ -5,6 +5,7 @@
 # URL replaced by https://SERVER). TestUpgradeKeepsUsers starts the current
 # server on it. Run from the repository root; needs Go and kubectl.
 set -eu
+pid=""
 work=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/src"

@@ -85,7 +85,7 @@ func TestIndexUpdatesAndDeletes(t *testing.T) {
 		t.Error("carol after the role was deleted: allowed, want refused")
 	}
 	x.DeleteBinding("dev", "alice-pods")
-	if n := len(x.bySubject[subject{name: "carol"}]); n != 0 {
+	if n := len(x.bySubject[scoped{subject{name: "carol"}, "dev"}]); n != 0 {
 		t.Errorf("carol's bindings after delete: got %d, want 0", n)
 	}
 	rules := x.RulesFor("bob", []string{"team"}, "dev")

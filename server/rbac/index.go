@@ -16,6 +16,14 @@ type subject struct {
 	name  string
 }
 
+// scoped is a subject's bindings in one namespace ("" for the
+// ClusterRoleBindings): a decision looks at the request's namespace and
+// the cluster's, never at other namespaces' bindings.
+type scoped struct {
+	subject
+	namespace string
+}
+
 // roleKey names a Role (namespace set) or a ClusterRole (namespace "").
 type roleKey struct{ namespace, name string }
 
@@ -34,13 +42,13 @@ type Index struct {
 	mu        sync.RWMutex
 	roles     map[roleKey][]rbacv1.PolicyRule
 	bindings  map[roleKey]*binding // by the binding's namespace ("" cluster) and name
-	bySubject map[subject]map[*binding]struct{}
+	bySubject map[scoped]map[*binding]struct{}
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{roles: map[roleKey][]rbacv1.PolicyRule{}, bindings: map[roleKey]*binding{},
-		bySubject: map[subject]map[*binding]struct{}{}}
+		bySubject: map[scoped]map[*binding]struct{}{}}
 }
 
 // SetRole records the rules of a Role or ClusterRole (namespace "").
@@ -74,10 +82,11 @@ func (x *Index) SetBinding(namespace, name string, ref rbacv1.RoleRef, subjects 
 	x.removeLocked(b.key)
 	x.bindings[b.key] = b
 	for _, s := range b.subjects {
-		set := x.bySubject[s]
+		k := scoped{s, namespace}
+		set := x.bySubject[k]
 		if set == nil {
 			set = map[*binding]struct{}{}
-			x.bySubject[s] = set
+			x.bySubject[k] = set
 		}
 		set[b] = struct{}{}
 	}
@@ -97,9 +106,10 @@ func (x *Index) removeLocked(key roleKey) {
 	}
 	delete(x.bindings, key)
 	for _, s := range old.subjects {
-		delete(x.bySubject[s], old)
-		if len(x.bySubject[s]) == 0 {
-			delete(x.bySubject, s)
+		k := scoped{s, key.namespace}
+		delete(x.bySubject[k], old)
+		if len(x.bySubject[k]) == 0 {
+			delete(x.bySubject, k)
 		}
 	}
 }

@@ -31,10 +31,14 @@ func (x *Index) Allows(name string, groups []string, attrs *auth.Attributes) boo
 }
 
 func (x *Index) subjectAllows(s subject, attrs *auth.Attributes) bool {
-	for b := range x.bySubject[s] {
-		if b.key.namespace != "" && b.key.namespace != attrs.Namespace {
-			continue
-		}
+	if x.bindingsAllow(x.bySubject[scoped{s, ""}], attrs) {
+		return true
+	}
+	return attrs.Namespace != "" && x.bindingsAllow(x.bySubject[scoped{s, attrs.Namespace}], attrs)
+}
+
+func (x *Index) bindingsAllow(bindings map[*binding]struct{}, attrs *auth.Attributes) bool {
+	for b := range bindings {
 		rules := x.roles[b.role]
 		for i := range rules {
 			if ruleAllows(&rules[i], attrs) {
@@ -55,12 +59,13 @@ func (x *Index) RulesFor(name string, groups []string, namespace string) []rbacv
 	var out []rbacv1.PolicyRule
 	seen := map[*binding]bool{}
 	add := func(s subject) {
-		for b := range x.bySubject[s] {
-			if seen[b] || (b.key.namespace != "" && b.key.namespace != namespace) {
-				continue
+		for _, ns := range [2]string{"", namespace} {
+			for b := range x.bySubject[scoped{s, ns}] {
+				if !seen[b] {
+					seen[b] = true
+					out = append(out, x.roles[b.role]...)
+				}
 			}
-			seen[b] = true
-			out = append(out, x.roles[b.role]...)
 		}
 	}
 	add(subject{name: name})
