@@ -105,7 +105,7 @@ func extractFixture(t *testing.T, archive, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, filepath.Clean("/" + h.Name))
+		path := filepath.Join(dir, filepath.Clean("/"+h.Name))
 		if h.Typeflag == tar.TypeDir {
 			if err := os.MkdirAll(path, 0o700); err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -78,7 +79,7 @@ func (a *API) serveReview(w http.ResponseWriter, r *http.Request, user *auth.Use
 func reviewPath(path string) (group, version, ns, resource string, ok bool) {
 	parts := strings.Split(strings.TrimPrefix(path, "/apis/"), "/")
 	switch {
-	case !strings.HasPrefix(path, "/apis/"):
+	case !strings.HasPrefix(path, "/apis/") || slices.Contains(parts, ""):
 		return "", "", "", "", false
 	case len(parts) == 3:
 		return parts[0], parts[1], "", parts[2], true

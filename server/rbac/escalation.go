@@ -92,7 +92,7 @@ func (e *Escalation) confirmHeld(user *auth.User, resource, ns, name string, rul
 	for _, r := range rules {
 		if ok, parts := Covers(owner, r); !ok {
 			for _, p := range parts {
-				missing = append(missing, p.String())
+				missing = append(missing, compactRule(p))
 			}
 		}
 	}
@@ -105,4 +105,21 @@ func (e *Escalation) confirmHeld(user *auth.User, resource, ns, name string, rul
 
 func refuse(resource, name string, err error) error {
 	return apierrors.NewForbidden(rbacv1.Resource(resource), name, err)
+}
+
+// compactRule prints a rule as upstream's escalation message does:
+// {APIGroups:["apps"], Resources:["deployments"], Verbs:["get"]}.
+func compactRule(r rbacv1.PolicyRule) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"APIGroups", r.APIGroups}, {"Resources", r.Resources}, {"ResourceNames", r.ResourceNames},
+		{"NonResourceURLs", r.NonResourceURLs}, {"Verbs", r.Verbs}} {
+		if f.vals == nil {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s:%q", f.name, f.vals))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
