@@ -18,7 +18,7 @@ import (
 // UserBindingPrefix starts the name of the ClusterRoleBinding that gives a
 // bramble user (`bramble user create NAME --role R`) its ClusterRole:
 // bramble-user:NAME, labelled auth.UserLabel=NAME.
-const UserBindingPrefix = "bramble-user:"
+const UserBindingPrefix = auth.UserBindingPrefix
 
 var (
 	secretsRes             = api.MustLookup("", "v1", "secrets")
