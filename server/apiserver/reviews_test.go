@@ -101,6 +101,16 @@ func TestReviewsAndImpersonation(t *testing.T) {
 	}
 }
 
+// TestRBACForbiddenPath: a refused path says who may not do what once.
+func TestRBACForbiddenPath(t *testing.T) {
+	e := rbacEnv(t)
+	r := e.do(req{method: "GET", path: "/apis", token: "viewer-token"})
+	want := `"message":"forbidden: User \"alice\" cannot get path \"/apis\"","reason":"Forbidden"`
+	if r.code != 403 || !strings.Contains(string(r.body), want) {
+		t.Errorf("GET /apis as alice: got %d %s, want 403 with %s", r.code, r.body, want)
+	}
+}
+
 func FuzzParseReview(f *testing.F) {
 	f.Add([]byte(`{"spec":{"user":"alice","groups":["g"],"resourceAttributes":{"verb":"get","resource":"pods"}}}`), "/apis/authorization.k8s.io/v1/namespaces/x/localsubjectaccessreviews")
 	f.Add([]byte(`{"spec":{"namespace":"dev"}}`), "/apis/authentication.k8s.io/v1/selfsubjectreviews")
