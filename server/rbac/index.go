@@ -1,6 +1,7 @@
 package rbac
 
 import (
+	"slices"
 	"sync"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -42,13 +43,13 @@ type Index struct {
 	mu        sync.RWMutex
 	roles     map[roleKey][]rbacv1.PolicyRule
 	bindings  map[roleKey]*binding // by the binding's namespace ("" cluster) and name
-	bySubject map[scoped]map[*binding]struct{}
+	bySubject map[scoped][]*binding // a slice: most subjects have few bindings per namespace
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{roles: map[roleKey][]rbacv1.PolicyRule{}, bindings: map[roleKey]*binding{},
-		bySubject: map[scoped]map[*binding]struct{}{}}
+		bySubject: map[scoped][]*binding{}}
 }
 
 // SetRole records the rules of a Role or ClusterRole (namespace "").
@@ -83,12 +84,9 @@ func (x *Index) SetBinding(namespace, name string, ref rbacv1.RoleRef, subjects 
 	x.bindings[b.key] = b
 	for _, s := range b.subjects {
 		k := scoped{s, namespace}
-		set := x.bySubject[k]
-		if set == nil {
-			set = map[*binding]struct{}{}
-			x.bySubject[k] = set
+		if !slices.Contains(x.bySubject[k], b) {
+			x.bySubject[k] = append(x.bySubject[k], b)
 		}
-		set[b] = struct{}{}
 	}
 }
 
@@ -107,9 +105,11 @@ func (x *Index) removeLocked(key roleKey) {
 	delete(x.bindings, key)
 	for _, s := range old.subjects {
 		k := scoped{s, key.namespace}
-		delete(x.bySubject[k], old)
-		if len(x.bySubject[k]) == 0 {
+		rest := slices.DeleteFunc(x.bySubject[k], func(b *binding) bool { return b == old })
+		if len(rest) == 0 {
 			delete(x.bySubject, k)
+		} else {
+			x.bySubject[k] = rest
 		}
 	}
 }

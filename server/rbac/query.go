@@ -37,8 +37,8 @@ func (x *Index) subjectAllows(s subject, attrs *auth.Attributes) bool {
 	return attrs.Namespace != "" && x.bindingsAllow(x.bySubject[scoped{s, attrs.Namespace}], attrs)
 }
 
-func (x *Index) bindingsAllow(bindings map[*binding]struct{}, attrs *auth.Attributes) bool {
-	for b := range bindings {
+func (x *Index) bindingsAllow(bindings []*binding, attrs *auth.Attributes) bool {
+	for _, b := range bindings {
 		rules := x.roles[b.role]
 		for i := range rules {
 			if ruleAllows(&rules[i], attrs) {
@@ -60,7 +60,7 @@ func (x *Index) RulesFor(name string, groups []string, namespace string) []rbacv
 	seen := map[*binding]bool{}
 	add := func(s subject) {
 		for _, ns := range [2]string{"", namespace} {
-			for b := range x.bySubject[scoped{s, ns}] {
+			for _, b := range x.bySubject[scoped{s, ns}] {
 				if !seen[b] {
 					seen[b] = true
 					out = append(out, x.roles[b.role]...)
