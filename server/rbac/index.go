@@ -42,7 +42,7 @@ type binding struct {
 type Index struct {
 	mu        sync.RWMutex
 	roles     map[roleKey][]rbacv1.PolicyRule
-	bindings  map[roleKey]*binding // by the binding's namespace ("" cluster) and name
+	bindings  map[roleKey]*binding  // by the binding's namespace ("" cluster) and name
 	bySubject map[scoped][]*binding // a slice: most subjects have few bindings per namespace
 }
 
