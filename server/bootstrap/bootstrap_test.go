@@ -115,3 +115,48 @@ func TestDefaultClusterRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileDefaults: a start puts back what a default role or binding
+// lost, keeps what was added, and leaves alone one annotated
+// autoupdate: "false".
+func TestReconcileDefaults(t *testing.T) {
+	reg, ctx := newRegistry(t), context.Background()
+	if err := EnsureClusterRoles(ctx, reg); err != nil {
+		t.Fatal(err)
+	}
+	get := func(res *api.Resource, name string) api.Object {
+		obj, err := reg.Get(ctx, res, "", name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return obj.DeepCopyObject().(api.Object)
+	}
+	disc := get(clusterRolesRes, "system:discovery").(*rbacv1.ClusterRole)
+	disc.Rules = []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/metrics"}}}
+	pub := get(clusterRolesRes, "system:public-info-viewer").(*rbacv1.ClusterRole)
+	pub.Rules, pub.Annotations[autoupdate] = nil, "false"
+	bind := get(clusterRoleBindingsRes, "system:basic-user").(*rbacv1.ClusterRoleBinding)
+	bind.Subjects = nil
+	for _, obj := range []api.Object{disc, pub, bind} {
+		if _, err := reg.Client().Update(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := EnsureClusterRoles(ctx, reg); err != nil {
+		t.Fatal(err)
+	}
+	disc = get(clusterRolesRes, "system:discovery").(*rbacv1.ClusterRole)
+	if len(disc.Rules) != 2 || disc.Rules[0].NonResourceURLs[0] != "/metrics" {
+		t.Errorf("system:discovery rules: got %+v, want the added /metrics rule and the default one", disc.Rules)
+	}
+	if pub = get(clusterRolesRes, "system:public-info-viewer").(*rbacv1.ClusterRole); len(pub.Rules) != 0 {
+		t.Errorf("autoupdate false: got rules %+v, want none", pub.Rules)
+	}
+	bind = get(clusterRoleBindingsRes, "system:basic-user").(*rbacv1.ClusterRoleBinding)
+	if len(bind.Subjects) != 1 || bind.Subjects[0].Name != "system:authenticated" {
+		t.Errorf("system:basic-user subjects: got %+v", bind.Subjects)
+	}
+	for _, name := range []string{"cluster-admin", "system:discovery", "system:public-info-viewer", "bramble:viewer"} {
+		get(clusterRoleBindingsRes, name)
+	}
+}
