@@ -143,6 +143,9 @@ func Start(ctx context.Context, reg *registry.Registry, log *slog.Logger) {
 				if err := SyncAPIServices(ctx, reg); err != nil {
 					log.Warn("sync local APIServices", "err", err)
 				}
+				if err := EnsureClusterRoles(ctx, reg); err != nil {
+					log.Warn("reconcile default cluster roles", "err", err)
+				}
 			}
 		}
 	}()

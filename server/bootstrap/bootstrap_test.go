@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -159,4 +160,34 @@ func TestReconcileDefaults(t *testing.T) {
 	for _, name := range []string{"cluster-admin", "system:discovery", "system:public-info-viewer", "bramble:viewer"} {
 		get(clusterRoleBindingsRes, name)
 	}
+}
+
+// TestViewerRoleFollowsKinds: bramble:viewer reads a kind added at run
+// time (a CRD's), and never Secrets.
+func TestViewerRoleFollowsKinds(t *testing.T) {
+	reg := newRegistry(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	Start(ctx, reg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	reads := func(group, resource string) bool {
+		obj, err := reg.Get(ctx, clusterRolesRes, "", ViewerRole)
+		if err != nil {
+			return false
+		}
+		for _, r := range obj.(*rbacv1.ClusterRole).Rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "bramble:viewer reading pods and pods/log", func() bool { return reads("", "pods") && reads("", "pods/log") })
+	if reads("", "secrets") || reads("", "pods/exec") {
+		t.Fatal("bramble:viewer reads secrets or pods/exec")
+	}
+	widgets := api.NewUnstructured(api.Resource{Group: "example.bramble.dev", Version: "v1", Name: "widgets", Singular: "widget", Kind: "Widget", Namespaced: true})
+	if err := reg.Kinds().Add(widgets); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "bramble:viewer reading widgets", func() bool { return reads("example.bramble.dev", "widgets") })
 }
