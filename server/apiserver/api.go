@@ -160,9 +160,18 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.streams.Accept(w, r, user.Name) // an agent brings a stream's tunnel
 		return
 	}
+	if user, err = a.impersonate(r, user); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	user = authenticated(user)
 	if r.URL.Path == accessReviewPath {
 		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)
+		return
+	}
+	if review := a.reviewHandler(r.URL.Path); review != nil {
+		review(w, r, user)
 		return
 	}
 	ri, err := parseRequest(a.reg.Kinds(), r)
