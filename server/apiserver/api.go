@@ -49,6 +49,9 @@ type APIConfig struct {
 	// their credentials again, ending when they are revoked (default
 	// DefaultRecheckInterval).
 	RecheckInterval time.Duration
+	// Tokens serves serviceaccounts/token and the OIDC discovery paths;
+	// nil answers them 404.
+	Tokens TokenIssuer
 }
 
 // LogStreamer copies a container's log from the agent running pod on node
@@ -66,6 +69,7 @@ type API struct {
 	authn   auth.Authenticator
 	authz   auth.Authorizer
 	logs    LogStreamer
+	tokens  TokenIssuer
 	log     *slog.Logger
 	maxBody int64
 	now     func() time.Time
@@ -84,7 +88,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 		return nil, errors.New("new API: Registry (or Store), Authn and Authz are required")
 	}
 	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
-		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
+		tokens: cfg.Tokens, log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
 		recheckEvery: cfg.RecheckInterval}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))

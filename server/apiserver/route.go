@@ -125,10 +125,10 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 			verb = ""
 		}
 	case http.MethodPost:
-		verb = pick((ri.name == "" && ri.sub == "") || ri.sub == "binding", "create", "")
+		verb = pick((ri.name == "" && ri.sub == "") || ri.sub == "binding" || ri.sub == "token", "create", "")
 		verb = pick(ri.res.Namespaced && ri.namespace == "", "", verb)
 	case http.MethodPut, http.MethodPatch:
-		ok := ri.name != "" && ri.sub != "log" && ri.sub != "binding"
+		ok := ri.name != "" && ri.sub != "log" && ri.sub != "binding" && ri.sub != "token"
 		verb = pick(ok, pick(method == http.MethodPut, "update", "patch"), "")
 	case http.MethodDelete:
 		verb = pick(ri.sub == "", pick(ri.name == "", "deletecollection", "delete"), "")
@@ -180,6 +180,7 @@ var verbHandlers = map[string]handler{
 var subHandlers = map[string]map[string]handler{
 	"scale":   {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
 	"binding": {"create": (*API).createBinding},
+	"token":   {"create": (*API).createToken},
 	"log":     {"get": (*API).podLogs},
 }
 
