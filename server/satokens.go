@@ -14,7 +14,7 @@ import (
 // Bound objects are read through the registry, once it exists.
 func (s *Server) serviceAccountTokens(ctx context.Context, cfg Config) (*satoken.Tokens, error) {
 	return satoken.New(ctx, satoken.Config{Dir: filepath.Join(cfg.serverDir(), "tls"), Store: s.Store,
-		Objects: registryObjects{s}, Logger: s.log.With("component", "serviceaccount-tokens")})
+		Objects: registryObjects{s}, MaxTTL: cfg.ServiceAccountMaxTokenExpiration, Logger: s.log.With("component", "serviceaccount-tokens")})
 }
 
 // registryObjects reads through s.Registry, which is made after the

@@ -73,6 +73,9 @@ type Config struct {
 	// Services lists the Services a pod of namespace ns gets variables
 	// for: ns's and default/kubernetes (nil: no service variables).
 	Services func(ns string) []*corev1.Service
+	// Tokens gives serviceAccountToken projections their tokens (nil:
+	// such volumes fail).
+	Tokens TokenSource
 }
 
 func (c *Config) setDefaults() error {

@@ -31,7 +31,8 @@ type volumes struct {
 	tmpfs  map[string]bool
 	apiRO  map[string]bool // configMap, secret, projected, downwardAPI: mounted read-only
 	log    *slog.Logger
-	nodeIP string // for downward API files (status.podIP, status.hostIP)
+	nodeIP string      // for downward API files (status.podIP, status.hostIP)
+	tokens TokenSource // serviceAccountToken projections; nil refuses them
 }
 
 func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {

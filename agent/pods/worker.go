@@ -47,7 +47,7 @@ func newWorker(m *Manager, pod *corev1.Pod) *worker {
 		wake: make(chan struct{}, 1), ctrs: map[string]*ctrState{},
 		vols: newVolumes(m.cfg.DataDir, pod.UID, m.lookup),
 	}
-	w.vols.log, w.vols.nodeIP = w.log, m.cfg.NodeIP
+	w.vols.log, w.vols.nodeIP, w.vols.tokens = w.log, m.cfg.NodeIP, m.cfg.Tokens
 	return w
 }
 
