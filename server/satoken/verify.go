@@ -18,8 +18,9 @@ import (
 
 var _ auth.ServiceAccountTokens = (*Tokens)(nil)
 
-// leeway is the clock skew tolerated on exp, nbf and iat.
-const leeway = 30 * time.Second
+// leeway is the clock skew tolerated on exp, nbf and iat (between
+// servers: tokens are checked by the cluster that issued them).
+const leeway = 10 * time.Second
 
 // parsed is a token whose signature verified.
 type parsed struct {
