@@ -11,14 +11,15 @@ import (
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 )
 
-// ImportInCluster builds e2e/incluster (a client-go program configured by
+// ImportInCluster builds e2e/testdata/incluster (a client-go program configured by
 // rest.InClusterConfig, CGO off, stripped) into a busybox image named
 // image, drops it into the images folder of the agent whose data dir is
 // dataDir, and waits until containerd has it. Pods run /bin/incluster.
 func ImportInCluster(t testing.TB, dataDir string, d *runtimetest.Daemon, ns, image string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "incluster")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./incluster")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	cmd.Dir = filepath.Join("testdata", "incluster") // a module of its own: client-go stays out of bramble's
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build incluster: %v: %s", err, out)
