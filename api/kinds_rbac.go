@@ -9,14 +9,11 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
-// RBACStoredOnly is what bramble does not yet do with RBAC objects.
-const RBACStoredOnly = "RBAC is not enforced yet: requests are authorized by the fixed admin, viewer and node roles of bramble's identities"
-
 func init() {
 	addServedGroup(rbacv1.AddToScheme, rbacv1.SchemeGroupVersion)
 	rbac := func(name, kind string, namespaced bool, obj func() Object, list func() runtime.Object) *Resource {
 		return &Resource{Group: rbacv1.GroupName, Version: "v1", Name: name, Singular: name[:len(name)-1], Kind: kind,
-			Namespaced: namespaced, StoredOnly: RBACStoredOnly, newObject: obj, newList: list}
+			Namespaced: namespaced, newObject: obj, newList: list}
 	}
 	name := Rules{Name: path.ValidatePathSegmentName}
 	register(rbac("roles", "Role", true, func() Object { return &rbacv1.Role{} },

@@ -23,6 +23,7 @@ import (
 	"github.com/bramble-edge/bramble/server/logs"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/rbac"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
@@ -70,7 +71,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	}
 	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
-	authz := auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache))
+	authz := rbac.New(rbac.NewIndex(), auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
+	authz.Follow(s.Cache)
+	s.startRBAC(bg, authz)
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
 		Authz: authz, Logs: logs.New(side.bus, s.log), Log: s.log, Tokens: saTokens}); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -12,7 +13,7 @@ import (
 )
 
 func newUserCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "user", Short: "Manage people's API tokens (admin or viewer)"}
+	cmd := &cobra.Command{Use: "user", Short: "Manage people's API tokens (each bound to a ClusterRole)"}
 	var kubeconfig string
 	cmd.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", server.DefaultKubeconfigPath, "admin kubeconfig used to reach the server")
 	client := func() (*auth.UserClient, error) {
@@ -43,6 +44,11 @@ func newUserCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			wait, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
+			defer cancel()
+			if err := c.WaitForBinding(wait, args[0]); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v (the token may be refused until the server binds it)\n", err)
+			}
 			if out == "" {
 				out = args[0] + ".kubeconfig"
 			}
@@ -53,7 +59,7 @@ func newUserCommand() *cobra.Command {
 			return nil
 		},
 	}
-	create.Flags().StringVar(&role, "role", auth.RoleViewer, "admin or viewer")
+	create.Flags().StringVar(&role, "role", auth.RoleViewer, "admin (ClusterRole cluster-admin), viewer (view) or the name of any ClusterRole")
 	create.Flags().StringVar(&out, "out", "", "where to write the user's kubeconfig (default NAME.kubeconfig)")
 
 	list := &cobra.Command{

@@ -154,9 +154,18 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit.SetUser(r.Context(), user.Name, user.Groups)
+	if user, err = a.impersonate(r, user); err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	user = authenticated(user)
 	if r.URL.Path == accessReviewPath {
 		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)
+		return
+	}
+	if review := a.reviewHandler(r.URL.Path); review != nil {
+		review(w, r, user)
 		return
 	}
 	ri, err := parseRequest(a.reg.Kinds(), r)

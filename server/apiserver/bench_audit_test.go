@@ -21,7 +21,7 @@ func BenchmarkAuditGets(b *testing.B) {
 	for _, mode := range []string{"off", "metadata", "requestresponse"} {
 		b.Run(mode, func(b *testing.B) {
 			e := newTestEnv(b)
-			if err := createCM(e, e.client, "one"); err != nil {
+			if err := createCM(e, e.client, "one", "admin-token"); err != nil {
 				b.Fatal(err)
 			}
 			if mode != "off" {

@@ -93,6 +93,9 @@ func forbidden(ri *requestInfo, user *auth.User, err error) error {
 	if ri.res == nil {
 		se := apierrors.NewForbidden(schema.GroupResource{}, "", err)
 		se.ErrStatus.Message = fmt.Sprintf("forbidden: User %q cannot %s path %q: %v", user.Name, ri.verb, ri.path, err)
+		if fe := (*auth.ForbiddenError)(nil); errors.As(err, &fe) && fe.Reason == "" {
+			se.ErrStatus.Message = "forbidden: " + fe.Error() // it names user, verb and path already
+		}
 		return se
 	}
 	return apierrors.NewForbidden(ri.res.GroupResource(), ri.name, err)

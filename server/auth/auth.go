@@ -28,6 +28,11 @@ type User struct {
 	Role   string   // RoleAdmin, RoleViewer or RoleNode
 	// Node is the node name for RoleNode identities, "" otherwise.
 	Node string
+	// UID and Extra are what upstream's user.Info carries besides name and
+	// groups: a service account token's pod name and uid, or what an
+	// impersonating request asked for (Impersonate-Uid, Impersonate-Extra-*).
+	UID   string
+	Extra map[string][]string
 }
 
 // ErrUnauthenticated: the request carries no credentials, or credentials

@@ -59,7 +59,8 @@ var _ Authenticator = (*authenticator)(nil)
 // ca: such certificates are refused). The identity comes from the subject:
 // CN "admin" or O "system:masters" is admin; CN "system:node:<name>" with O
 // "system:nodes" is the node <name>; O "bramble:viewers" is a viewer; any
-// other subject is refused.
+// subject with another organization is that user in those groups (RBAC
+// decides what it may do); a subject without any is refused.
 //
 // Bearer tokens (Authorization: Bearer <id>.<secret>) are found by id through
 // tokens and accepted when the sha256 of the secret matches the stored hash
@@ -153,8 +154,10 @@ func userFromCert(c *x509.Certificate) (*User, error) {
 		return &User{Name: cn, Groups: groups, Role: RoleNode, Node: node}, nil
 	case slices.Contains(groups, GroupViewers):
 		return &User{Name: cn, Groups: groups, Role: RoleViewer}, nil
+	case cn != "" && len(groups) > 0:
+		return &User{Name: cn, Groups: groups}, nil // RBAC decides by name and groups
 	}
-	return nil, unauthenticated("client certificate %q carries no bramble role (organization %q, %q or %q)",
+	return nil, unauthenticated("client certificate %q carries no bramble role (organization %q, %q or %q) and no other group",
 		cn, GroupMasters, GroupNodes, GroupViewers)
 }
 
@@ -185,12 +188,16 @@ func (a *authenticator) bearerUser(r *http.Request, header string) (*User, error
 	return userFromToken(stored)
 }
 
+// userFromToken: what a user token may do comes from RBAC, through the
+// ClusterRoleBinding made for its user (see server/rbac UserBindings);
+// viewers are also in GroupViewers, as their certificates are.
 func userFromToken(t *StoredToken) (*User, error) {
-	switch t.Role {
-	case RoleAdmin:
-		return &User{Name: t.Name, Groups: []string{GroupMasters}, Role: RoleAdmin}, nil
-	case RoleViewer:
-		return &User{Name: t.Name, Groups: []string{GroupViewers}, Role: RoleViewer}, nil
+	if ValidateUserRole(t.Role) != nil {
+		return nil, unauthenticated("invalid bearer token")
 	}
-	return nil, unauthenticated("invalid bearer token")
+	u := &User{Name: t.Name, Role: t.Role}
+	if t.Role == RoleViewer {
+		u.Groups = []string{GroupViewers}
+	}
+	return u, nil
 }

@@ -11,6 +11,7 @@ import (
 	nodejoin "github.com/bramble-edge/bramble/join"
 
 	corev1 "k8s.io/api/core/v1"
+	apipath "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -35,7 +36,13 @@ const (
 	userKeyID   = "id"
 	userKeyName = "name"
 	userKeyRole = "role"
-	userKeyHash = "secret-hash"
+	// A user bound to a ClusterRole other than cluster-admin and view has
+	// role roleClusterRole and the ClusterRole's name under
+	// userKeyClusterRole, so that admin and viewer Secrets read as before
+	// (and older servers refuse the others rather than misread them).
+	userKeyClusterRole = "clusterrole"
+	roleClusterRole    = "clusterrole"
+	userKeyHash        = "secret-hash"
 )
 
 // Token shape: <id>.<secret>, both lowercase letters and digits.
@@ -74,12 +81,27 @@ func ValidateUserName(name string) error {
 	return nil
 }
 
-// ValidateUserRole checks that role is one a user may hold.
+// ValidateUserRole checks that role is one a user may hold: admin (bound
+// to the ClusterRole cluster-admin), viewer (bound to view) or the name of
+// any ClusterRole. "node" is reserved for node identities.
 func ValidateUserRole(role string) error {
-	if role != RoleAdmin && role != RoleViewer {
-		return fmt.Errorf("role %q: must be %q or %q", role, RoleAdmin, RoleViewer)
+	msgs := apipath.IsValidPathSegmentName(role)
+	if role == "" || role == RoleNode || len(msgs) > 0 {
+		msgs = append([]string{fmt.Sprintf("must be %q or %q or the name of a ClusterRole", RoleAdmin, RoleViewer)}, msgs...)
+		return fmt.Errorf("role %q: %s", role, strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+// UserClusterRole is the ClusterRole a user with role is bound to.
+func UserClusterRole(role string) string {
+	switch role {
+	case RoleAdmin:
+		return "cluster-admin"
+	case RoleViewer:
+		return "view"
+	}
+	return role
 }
 
 // HashTokenSecret returns the sha256 of a token's secret part in lowercase hex.
@@ -106,7 +128,19 @@ func NewUserToken(name, role string) (*corev1.Secret, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s := &corev1.Secret{
+	s := userSecret(name, role)
+	s.Data[userKeyID] = []byte(id)
+	s.Data[userKeyHash] = []byte(HashTokenSecret(secret))
+	return s, id + "." + secret, nil
+}
+
+// userSecret is the Secret of user name with role, without its token.
+func userSecret(name, role string) *corev1.Secret {
+	data := map[string][]byte{userKeyName: []byte(name), userKeyRole: []byte(role)}
+	if role != RoleAdmin && role != RoleViewer {
+		data[userKeyRole], data[userKeyClusterRole] = []byte(roleClusterRole), []byte(role)
+	}
+	return &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      UserSecretPrefix + name,
@@ -114,14 +148,8 @@ func NewUserToken(name, role string) (*corev1.Secret, string, error) {
 			Labels:    map[string]string{UserLabel: name},
 		},
 		Type: UserSecretType,
-		Data: map[string][]byte{
-			userKeyID:   []byte(id),
-			userKeyName: []byte(name),
-			userKeyRole: []byte(role),
-			userKeyHash: []byte(HashTokenSecret(secret)),
-		},
+		Data: data,
 	}
-	return s, id + "." + secret, nil
 }
 
 // ParseUserToken splits a user token into its id and secret, checking the
@@ -169,11 +197,27 @@ func StoredTokenFromSecret(s *corev1.Secret) (*StoredToken, error) {
 	if err := ValidateUserName(t.Name); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	if err := ValidateUserRole(t.Role); err != nil {
+	if err := storedRole(t, s.Data[userKeyClusterRole]); err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	if b, err := hex.DecodeString(t.SecretHash); err != nil || len(b) != sha256.Size {
 		return nil, fmt.Errorf("secret %s/%s: %s is not a sha256 in hex", s.Namespace, s.Name, userKeyHash)
 	}
 	return t, nil
+}
+
+// storedRole checks a stored role: admin, viewer, or roleClusterRole with
+// the ClusterRole's name, which replaces it in t.Role.
+func storedRole(t *StoredToken, clusterRole []byte) error {
+	switch t.Role {
+	case RoleAdmin, RoleViewer:
+		return nil
+	case roleClusterRole:
+		t.Role = string(clusterRole)
+		if t.Role == RoleAdmin || t.Role == RoleViewer {
+			return fmt.Errorf("role %q: stored as a ClusterRole name", t.Role)
+		}
+		return ValidateUserRole(t.Role)
+	}
+	return fmt.Errorf("role %q: must be %q, %q or %q", t.Role, RoleAdmin, RoleViewer, roleClusterRole)
 }

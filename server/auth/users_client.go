@@ -119,3 +119,28 @@ var (
 	ErrUserExists   = errors.New("user already exists")
 	ErrUserNotFound = errors.New("user not found")
 )
+
+// UserBindingPrefix starts the name of the ClusterRoleBinding the server
+// makes for each user (bramble-user:<name>, see server/rbac).
+const UserBindingPrefix = "bramble-user:"
+
+// WaitForBinding waits until the server has made user name's
+// ClusterRoleBinding, so that the new token is usable at once; it gives up
+// with an error when ctx ends first.
+func (c *UserClient) WaitForBinding(ctx context.Context, name string) error {
+	path := "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/" + url.PathEscape(UserBindingPrefix+name)
+	for {
+		err := c.api.Do(ctx, http.MethodGet, path, nil, nil)
+		if err == nil {
+			return nil
+		}
+		if !IsStatus(err, http.StatusNotFound) {
+			return fmt.Errorf("wait for the ClusterRoleBinding of user %s: %w", name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the ClusterRoleBinding of user %s: %w", name, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

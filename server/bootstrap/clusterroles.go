@@ -17,7 +17,7 @@ import (
 // rbac.authorization.k8s.io/aggregate-to-<role>, and the
 // system:aggregate-to-<role> roles carry the rules (each role's
 // aggregate-to label also puts its rules into the broader roles).
-// bramble does not enforce RBAC yet; charts bind to these names.
+// They are enforced by server/rbac.
 
 var (
 	readVerbs  = []string{"get", "list", "watch"}
@@ -95,30 +95,59 @@ func role(name string, labels map[string]string, agg *rbacv1.AggregationRule, ru
 		l[k] = v
 	}
 	return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l,
-		Annotations: map[string]string{"rbac.authorization.kubernetes.io/autoupdate": "true"}},
+		Annotations: map[string]string{autoupdate: "true"}},
 		AggregationRule: agg, Rules: rules}
 }
 
-// EnsureClusterRoles creates the default ClusterRoles that do not exist;
-// ones that do (perhaps changed by an administrator) are left alone.
+// EnsureClusterRoles reconciles the default ClusterRoles and their
+// ClusterRoleBindings as upstream does at start: a missing one is
+// created; one that exists gets back the rules, subjects, labels and
+// annotations of the default it lacks (what an administrator added is
+// kept), unless annotated rbac.authorization.kubernetes.io/autoupdate:
+// "false".
 func EnsureClusterRoles(ctx context.Context, reg *registry.Registry) error {
-	res := api.MustLookup("rbac.authorization.k8s.io", "v1", "clusterroles")
-	list, err := reg.List(ctx, res, "", registry.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("list cluster roles: %w", err)
-	}
-	have := map[string]bool{}
-	for _, obj := range list.Items {
-		have[obj.GetName()] = true
-	}
-	for _, r := range DefaultClusterRoles() {
-		if have[r.Name] {
-			continue
+	for _, r := range append(DefaultClusterRoles(), SystemClusterRoles()...) {
+		if err := reconcileDefault(ctx, reg, clusterRolesRes, r, mergeRole); err != nil {
+			return fmt.Errorf("cluster role %s: %w", r.Name, err)
 		}
-		_, err := reg.Create(ctx, res, "", r, registry.WriteOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create cluster role %s: %w", r.Name, err)
+	}
+	for _, b := range DefaultClusterRoleBindings() {
+		if err := reconcileDefault(ctx, reg, clusterRoleBindingsRes, b, mergeBinding); err != nil {
+			return fmt.Errorf("cluster role binding %s: %w", b.Name, err)
 		}
 	}
 	return nil
+}
+
+var (
+	clusterRolesRes        = api.MustLookup("rbac.authorization.k8s.io", "v1", "clusterroles")
+	clusterRoleBindingsRes = api.MustLookup("rbac.authorization.k8s.io", "v1", "clusterrolebindings")
+)
+
+// reconcileDefault creates want, or merges it into the stored object with merge
+// (which reports whether it changed anything) and updates that.
+func reconcileDefault(ctx context.Context, reg *registry.Registry, res *api.Resource, want api.Object,
+	merge func(have, want api.Object) bool) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		obj, err := reg.Get(ctx, res, "", want.GetName())
+		if apierrors.IsNotFound(err) {
+			_, err = reg.Create(ctx, res, "", want, registry.WriteOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				continue
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		have := obj.DeepCopyObject().(api.Object)
+		if have.GetAnnotations()[autoupdate] == "false" || !merge(have, want) {
+			return nil
+		}
+		_, err = reg.Client().Update(ctx, have)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("%s %s kept changing while reconciled", res.Kind, want.GetName())
 }
