@@ -29,6 +29,10 @@ func TestBoundTokenAuthenticates(t *testing.T) {
 	if u.Name != "system:serviceaccount:team:robot" || !slices.Equal(u.Groups, wantGroups) || u.Role != "" {
 		t.Fatalf("got %+v, want system:serviceaccount:team:robot in %v", u, wantGroups)
 	}
+	if u.UID != "sa-1" || u.Extra["authentication.kubernetes.io/pod-name"][0] != "web" ||
+		u.Extra["authentication.kubernetes.io/pod-uid"][0] != "pod-1" || u.Extra["authentication.kubernetes.io/node-name"][0] != "n1" {
+		t.Fatalf("uid %q extra %v, want sa-1 and the bound pod and node", u.UID, u.Extra)
+	}
 }
 
 func TestClaimsAsUpstream(t *testing.T) {

@@ -99,7 +99,32 @@ func (t *Tokens) boundUser(ctx context.Context, p *parsed) (*auth.User, error) {
 			}
 		}
 	}
-	return serviceAccountUser(kc.Namespace, kc.ServiceAccount.Name), nil
+	u := serviceAccountUser(kc.Namespace, kc.ServiceAccount.Name)
+	u.UID, u.Extra = kc.ServiceAccount.UID, boundExtra(kc, p.std.ID)
+	return u, nil
+}
+
+// boundExtra is upstream's user extra of a bound token: the bound pod
+// and node, and the token's id.
+func boundExtra(kc *kubernetesClaims, jti string) map[string][]string {
+	extra := map[string][]string{}
+	add := func(key, val string) {
+		if val != "" {
+			extra["authentication.kubernetes.io/"+key] = []string{val}
+		}
+	}
+	if kc.Pod != nil {
+		add("pod-name", kc.Pod.Name)
+		add("pod-uid", kc.Pod.UID)
+	}
+	if kc.Node != nil {
+		add("node-name", kc.Node.Name)
+		add("node-uid", kc.Node.UID)
+	}
+	if jti != "" {
+		add("credential-id", "JTI="+jti)
+	}
+	return extra
 }
 
 // legacyUser checks a Secret's token: the Secret must still hold exactly
@@ -124,7 +149,9 @@ func (t *Tokens) legacyUser(ctx context.Context, token string, p *parsed) (*auth
 	if err := t.stillThere(ctx, serviceAccounts, ns, &objectRef{Name: name, UID: p.priv.LegacyUID}); err != nil {
 		return nil, err
 	}
-	return serviceAccountUser(ns, name), nil
+	u := serviceAccountUser(ns, name)
+	u.UID = p.priv.LegacyUID
+	return u, nil
 }
 
 // stillThere checks that the object ref names exists with ref's uid.
