@@ -45,6 +45,8 @@ type Tokens struct {
 	key    *signingKey
 	signer jose.Signer
 	keys   *keySet
+	// verified skips the RSA verification of tokens seen in the last 10 s.
+	verified verifiedCache
 }
 
 // New loads (or makes) the signing key and publishes its public half.

@@ -42,8 +42,15 @@ func (t *Tokens) AuthenticateToken(ctx context.Context, token string) (*auth.Use
 	return t.boundUser(ctx, p)
 }
 
-// parse checks the signature with the published key the header names.
+// parse checks the signature with the published key the header names
+// (or finds the token in the verified cache, its key still trusted).
 func (t *Tokens) parse(ctx context.Context, token string) (*parsed, error) {
+	now := t.cfg.Now()
+	if p, kid := t.verified.get(token, now); p != nil {
+		if pub, err := t.keys.lookup(ctx, kid); err != nil || pub != nil {
+			return p, err
+		}
+	}
 	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		return nil, unauthenticated("malformed service account token: %v", err)
@@ -63,6 +70,7 @@ func (t *Tokens) parse(ctx context.Context, token string) (*parsed, error) {
 	if err := tok.Claims(pub, &p.std, &p.priv); err != nil {
 		return nil, unauthenticated("service account token: %v", err)
 	}
+	t.verified.put(token, &p, kid, now)
 	return &p, nil
 }
 
