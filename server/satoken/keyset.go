@@ -42,9 +42,10 @@ type keySet struct {
 	now    func() time.Time
 	maxTTL time.Duration
 
-	mu     sync.Mutex
-	keys   map[string]*rsa.PublicKey
-	loaded time.Time
+	mu      sync.Mutex
+	keys    map[string]*rsa.PublicKey
+	retired map[string]bool // keys still trusted that no server signs with
+	loaded  time.Time
 	// missed are key ids looked for in vain since the last reload: a new
 	// id forces a reload (a server that joined a moment ago), at most
 	// maxForced times a second; a missed one waits for the next second.
@@ -152,7 +153,7 @@ func (ks *keySet) reload(ctx context.Context, force bool) error {
 	if err != nil {
 		return fmt.Errorf("read service account keys: %w", err)
 	}
-	keys := map[string]*rsa.PublicKey{}
+	keys, retired := map[string]*rsa.PublicKey{}, map[string]bool{}
 	for _, kv := range list.Items {
 		kid := strings.TrimPrefix(kv.Key, KeyPrefix)
 		var rec keyRecord
@@ -165,11 +166,11 @@ func (ks *keySet) reload(ctx context.Context, force bool) error {
 		}
 		if pub, err := x509.ParsePKIXPublicKey(rec.PublicKey); err == nil {
 			if rk, ok := pub.(*rsa.PublicKey); ok {
-				keys[kid] = rk
+				keys[kid], retired[kid] = rk, !rec.Retired.IsZero()
 			}
 		}
 	}
-	ks.keys, ks.loaded = keys, now
+	ks.keys, ks.retired, ks.loaded = keys, retired, now
 	ks.missed = map[string]bool{}
 	return nil
 }
@@ -186,4 +187,14 @@ func (ks *keySet) all(ctx context.Context) (map[string]*rsa.PublicKey, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// signing reports whether kid is trusted and not retired.
+func (ks *keySet) signing(ctx context.Context, kid string) bool {
+	if ks.reload(ctx, false) != nil {
+		return true // unknown: leave the token alone
+	}
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	return ks.keys[kid] != nil && !ks.retired[kid]
 }

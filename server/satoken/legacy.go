@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -20,4 +21,15 @@ func (t *Tokens) IssueLegacy(ctx context.Context, sa *corev1.ServiceAccount, sec
 		return "", fmt.Errorf("sign legacy token for %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
 	return token, nil
+}
+
+// LegacyStale reports whether a legacy Secret's token is signed by a key
+// that is retired or no longer trusted, so the token controller signs it
+// again with the current key before the old one is dropped.
+func (t *Tokens) LegacyStale(ctx context.Context, token string) bool {
+	sig, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil || len(sig.Signatures) != 1 {
+		return true
+	}
+	return !t.keys.signing(ctx, sig.Signatures[0].Header.KeyID)
 }

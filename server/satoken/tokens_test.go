@@ -186,3 +186,31 @@ func TestLegacySecretToken(t *testing.T) {
 	f.objs.del(secretsResource, "team", "robot-token")
 	wantRefused(t, tk, token, "secret deleted")
 }
+
+// TestLegacyStaleAfterRotation: a legacy token of a retired key is stale
+// (the token controller signs it again), one of the current key is not.
+func TestLegacyStaleAfterRotation(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	first := f.tokens(t, dir)
+	sa, _ := f.objs.Get(context.Background(), serviceAccounts, "team", "robot")
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "robot-token", Namespace: "team"}}
+	old, err := first.IssueLegacy(context.Background(), sa.(*corev1.ServiceAccount), sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.LegacyStale(context.Background(), old) {
+		t.Fatal("a token of the signing key is stale")
+	}
+	if err := os.Remove(filepath.Join(dir, KeyFile)); err != nil {
+		t.Fatal(err)
+	}
+	second := f.tokens(t, dir)
+	fresh, err := second.IssueLegacy(context.Background(), sa.(*corev1.ServiceAccount), sec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.LegacyStale(context.Background(), old) || second.LegacyStale(context.Background(), fresh) {
+		t.Fatal("after rotation: want the old key's token stale and the new key's not")
+	}
+}

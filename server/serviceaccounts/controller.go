@@ -29,6 +29,8 @@ var (
 // Secret (server/satoken).
 type LegacyTokens interface {
 	IssueLegacy(ctx context.Context, sa *corev1.ServiceAccount, secret *corev1.Secret) (string, error)
+	// LegacyStale: the token's signing key is retired (sign it again).
+	LegacyStale(ctx context.Context, token string) bool
 }
 
 // ControllerConfig is what the controller needs besides the registry.
@@ -97,11 +99,21 @@ func (c *Controller) onConfigMap(o api.Object) {
 	}
 }
 
+// onSecret queues every legacy token Secret; the worker fills those that
+// are empty or whose token's key is retired (seen when the server
+// restarts with a new key).
 func (c *Controller) onSecret(o api.Object) {
-	s := o.(*corev1.Secret)
-	if s.Type == corev1.SecretTypeServiceAccountToken && len(s.Data[corev1.ServiceAccountTokenKey]) == 0 {
+	if s := o.(*corev1.Secret); s.Type == corev1.SecretTypeServiceAccountToken {
 		c.enqueue(key{ns: s.Namespace, secret: s.Name})
 	}
+}
+
+func (c *Controller) needsToken(ctx context.Context, s *corev1.Secret) bool {
+	if s.Type != corev1.SecretTypeServiceAccountToken || c.cfg.Tokens == nil {
+		return false
+	}
+	tok := s.Data[corev1.ServiceAccountTokenKey]
+	return len(tok) == 0 || c.cfg.Tokens.LegacyStale(ctx, string(tok))
 }
 
 func (c *Controller) enqueue(k key) {

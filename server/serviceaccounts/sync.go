@@ -80,9 +80,6 @@ func (c *Controller) syncRootCA(ctx context.Context, ns string) error {
 // and the account's uid. A Secret naming an account that does not exist
 // is left empty (upstream deletes it; an account created later fills it).
 func (c *Controller) syncSecret(ctx context.Context, ns, name string) error {
-	if c.cfg.Tokens == nil {
-		return nil
-	}
 	obj, err := c.reg.Get(ctx, secrets, ns, name)
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -91,8 +88,7 @@ func (c *Controller) syncSecret(ctx context.Context, ns, name string) error {
 		return err
 	}
 	sec := obj.(*corev1.Secret)
-	if len(sec.Data[corev1.ServiceAccountTokenKey]) > 0 || sec.Type != corev1.SecretTypeServiceAccountToken ||
-		sec.Annotations[saNameAnnotation] == "" {
+	if !c.needsToken(ctx, sec) || sec.Annotations[saNameAnnotation] == "" {
 		return nil
 	}
 	saObj, err := c.reg.Get(ctx, serviceAccounts, ns, sec.Annotations[saNameAnnotation])
