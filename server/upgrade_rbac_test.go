@@ -64,6 +64,13 @@ func TestUpgradeKeepsUsers(t *testing.T) {
 	if err != nil || len(list) != 2 || list[0].Role != "admin" || list[1].Role != "viewer" {
 		t.Errorf("users after upgrade: got %+v, %v", list, err)
 	}
+	if err := users.DeleteUser(ctx, "olga"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "olga's ClusterRoleBinding deleted with her", func() bool {
+		err := vic.Do(ctx, http.MethodGet, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/bramble-user:olga", nil, nil)
+		return auth.IsStatus(err, http.StatusNotFound)
+	})
 }
 
 // fixtureClient is an API client with user name's kubeconfig from the

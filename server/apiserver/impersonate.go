@@ -42,29 +42,32 @@ func (a *API) impersonate(r *http.Request, user *auth.User) (*auth.User, error) 
 		}
 		return user, nil
 	}
-	ctx := r.Context()
-	if err := a.mayImpersonate(ctx, user, impersonatedUser(name)); err != nil {
+	if err := a.mayImpersonateAll(r.Context(), user, name, groups, uid, extra); err != nil {
 		return nil, err
 	}
+	return impersonatedIdentity(name, groups, uid, extra), nil
+}
+
+// mayImpersonateAll asks about each part of the identity asked for.
+func (a *API) mayImpersonateAll(ctx context.Context, user *auth.User, name string, groups []string, uid string, extra map[string][]string) error {
+	asks := []auth.Attributes{impersonatedUser(name)}
 	for _, g := range groups {
-		if err := a.mayImpersonate(ctx, user, auth.Attributes{Resource: "groups", Name: g}); err != nil {
-			return nil, err
-		}
+		asks = append(asks, auth.Attributes{Resource: "groups", Name: g})
 	}
 	if uid != "" {
-		if err := a.mayImpersonate(ctx, user, auth.Attributes{Group: "authentication.k8s.io", Resource: "uids", Name: uid}); err != nil {
-			return nil, err
-		}
+		asks = append(asks, auth.Attributes{Group: "authentication.k8s.io", Resource: "uids", Name: uid})
 	}
 	for k, vs := range extra {
 		for _, v := range vs {
-			attrs := auth.Attributes{Group: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v}
-			if err := a.mayImpersonate(ctx, user, attrs); err != nil {
-				return nil, err
-			}
+			asks = append(asks, auth.Attributes{Group: "authentication.k8s.io", Resource: "userextras", Subresource: k, Name: v})
 		}
 	}
-	return impersonatedIdentity(name, groups, uid, extra), nil
+	for _, attrs := range asks {
+		if err := a.mayImpersonate(ctx, user, attrs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // impersonatedUser is what impersonating name asks of the authorizer.

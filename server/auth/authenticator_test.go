@@ -86,6 +86,7 @@ func TestAuthenticateOverTLS(t *testing.T) {
 		{"node cert bad name", clientCert(t, p, "system:node:Pi_1", "system:nodes"), "", 401, "node name"},
 		{"viewer cert", clientCert(t, p, "carol", "bramble:viewers"), "", 200, "carol viewer "},
 		{"cert without role", clientCert(t, p, "mallory"), "", 401, "carries no bramble role"},
+		{"cert with other groups: authenticated, left to RBAC", clientCert(t, p, "dev1", "devs", "ops"), "", 403, `User "dev1" cannot get path`},
 		{"cert wins over bad token", clientCert(t, p, "admin", "system:masters"), "Bearer nonsense", 200, "admin admin "},
 		{"nothing", plain, "", 401, "no client certificate or bearer token"},
 		{"user token", plain, "Bearer " + aliceToken, 200, "alice viewer "},

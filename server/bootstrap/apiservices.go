@@ -117,8 +117,9 @@ func markAvailable(ctx context.Context, reg *registry.Registry, s *api.APIServic
 	return err
 }
 
-// Start makes the default ClusterRoles, then keeps the local APIServices
-// in step with the set of kinds, in the background until ctx ends, as
+// Start reconciles the default ClusterRoles and their bindings before it
+// returns, then keeps the local APIServices in step with the set of kinds
+// (and bramble:viewer with them), in the background until ctx ends, as
 // upstream's post-start hooks do; the API serves meanwhile. Failures are
 // logged and retried: the first steps every few seconds, the sync on the
 // next change of kinds.
@@ -130,8 +131,12 @@ func Start(ctx context.Context, reg *registry.Registry, log *slog.Logger) {
 		default:
 		}
 	})
+	// The roles and bindings every identity leans on are in place before the
+	// API serves (upstream's /readyz waits for them too); a failure here is
+	// retried in the background.
+	rolesErr := EnsureClusterRoles(ctx, reg)
 	go func() {
-		if !retry(ctx, log, "create default cluster roles", func() error { return EnsureClusterRoles(ctx, reg) }) ||
+		if (rolesErr != nil && !retry(ctx, log, "create default cluster roles", func() error { return EnsureClusterRoles(ctx, reg) })) ||
 			!retry(ctx, log, "sync local APIServices", func() error { return SyncAPIServices(ctx, reg) }) {
 			return
 		}
@@ -142,6 +147,9 @@ func Start(ctx context.Context, reg *registry.Registry, log *slog.Logger) {
 			case <-changed:
 				if err := SyncAPIServices(ctx, reg); err != nil {
 					log.Warn("sync local APIServices", "err", err)
+				}
+				if err := EnsureClusterRoles(ctx, reg); err != nil {
+					log.Warn("reconcile default cluster roles", "err", err)
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,4 +115,79 @@ func TestDefaultClusterRoles(t *testing.T) {
 			t.Fatal("a changed default role was overwritten")
 		}
 	}
+}
+
+// TestReconcileDefaults: a start puts back what a default role or binding
+// lost, keeps what was added, and leaves alone one annotated
+// autoupdate: "false".
+func TestReconcileDefaults(t *testing.T) {
+	reg, ctx := newRegistry(t), context.Background()
+	if err := EnsureClusterRoles(ctx, reg); err != nil {
+		t.Fatal(err)
+	}
+	get := func(res *api.Resource, name string) api.Object {
+		obj, err := reg.Get(ctx, res, "", name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return obj.DeepCopyObject().(api.Object)
+	}
+	disc := get(clusterRolesRes, "system:discovery").(*rbacv1.ClusterRole)
+	disc.Rules = []rbacv1.PolicyRule{{Verbs: []string{"get"}, NonResourceURLs: []string{"/metrics"}}}
+	pub := get(clusterRolesRes, "system:public-info-viewer").(*rbacv1.ClusterRole)
+	pub.Rules, pub.Annotations[autoupdate] = nil, "false"
+	bind := get(clusterRoleBindingsRes, "system:basic-user").(*rbacv1.ClusterRoleBinding)
+	bind.Subjects = nil
+	for _, obj := range []api.Object{disc, pub, bind} {
+		if _, err := reg.Client().Update(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := EnsureClusterRoles(ctx, reg); err != nil {
+		t.Fatal(err)
+	}
+	disc = get(clusterRolesRes, "system:discovery").(*rbacv1.ClusterRole)
+	if len(disc.Rules) != 2 || disc.Rules[0].NonResourceURLs[0] != "/metrics" {
+		t.Errorf("system:discovery rules: got %+v, want the added /metrics rule and the default one", disc.Rules)
+	}
+	if pub = get(clusterRolesRes, "system:public-info-viewer").(*rbacv1.ClusterRole); len(pub.Rules) != 0 {
+		t.Errorf("autoupdate false: got rules %+v, want none", pub.Rules)
+	}
+	bind = get(clusterRoleBindingsRes, "system:basic-user").(*rbacv1.ClusterRoleBinding)
+	if len(bind.Subjects) != 1 || bind.Subjects[0].Name != "system:authenticated" {
+		t.Errorf("system:basic-user subjects: got %+v", bind.Subjects)
+	}
+	for _, name := range []string{"cluster-admin", "system:discovery", "system:public-info-viewer", "bramble:viewer"} {
+		get(clusterRoleBindingsRes, name)
+	}
+}
+
+// TestViewerRoleFollowsKinds: bramble:viewer reads a kind added at run
+// time (a CRD's), and never Secrets.
+func TestViewerRoleFollowsKinds(t *testing.T) {
+	reg := newRegistry(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	Start(ctx, reg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	reads := func(group, resource string) bool {
+		obj, err := reg.Get(ctx, clusterRolesRes, "", ViewerRole)
+		if err != nil {
+			return false
+		}
+		for _, r := range obj.(*rbacv1.ClusterRole).Rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "bramble:viewer reading pods and pods/log", func() bool { return reads("", "pods") && reads("", "pods/log") })
+	if reads("", "secrets") || reads("", "pods/exec") {
+		t.Fatal("bramble:viewer reads secrets or pods/exec")
+	}
+	widgets := api.NewUnstructured(api.Resource{Group: "example.bramble.dev", Version: "v1", Name: "widgets", Singular: "widget", Kind: "Widget", Namespaced: true})
+	if err := reg.Kinds().Add(widgets); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "bramble:viewer reading widgets", func() bool { return reads("example.bramble.dev", "widgets") })
 }

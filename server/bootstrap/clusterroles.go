@@ -104,9 +104,10 @@ func role(name string, labels map[string]string, agg *rbacv1.AggregationRule, ru
 // created; one that exists gets back the rules, subjects, labels and
 // annotations of the default it lacks (what an administrator added is
 // kept), unless annotated rbac.authorization.kubernetes.io/autoupdate:
-// "false".
+// "false". bramble:viewer reads the kinds served then (Start runs it again
+// when they change, so a CRD's resources join it).
 func EnsureClusterRoles(ctx context.Context, reg *registry.Registry) error {
-	for _, r := range append(DefaultClusterRoles(), SystemClusterRoles()...) {
+	for _, r := range append(DefaultClusterRoles(), SystemClusterRoles(reg.Kinds().All())...) {
 		if err := reconcileDefault(ctx, reg, clusterRolesRes, r, mergeRole); err != nil {
 			return fmt.Errorf("cluster role %s: %w", r.Name, err)
 		}

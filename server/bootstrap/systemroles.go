@@ -31,7 +31,7 @@ const (
 // SystemClusterRoles are the roles every identity leans on (upstream's
 // rules): asking the authorizer about oneself, discovery, health and
 // version; and bramble's viewer role.
-func SystemClusterRoles() []*rbacv1.ClusterRole {
+func SystemClusterRoles(kinds []*api.Resource) []*rbacv1.ClusterRole {
 	get := []string{"get"}
 	return []*rbacv1.ClusterRole{
 		role("system:basic-user", nil, nil, []rbacv1.PolicyRule{
@@ -41,17 +41,17 @@ func SystemClusterRoles() []*rbacv1.ClusterRole {
 			"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"}}}),
 		role("system:public-info-viewer", nil, nil, []rbacv1.PolicyRule{{Verbs: get, NonResourceURLs: []string{
 			"/healthz", "/livez", "/readyz", "/version", "/version/"}}}),
-		role(ViewerRole, nil, nil, viewerRules()),
+		role(ViewerRole, nil, nil, viewerRules(kinds)),
 	}
 }
 
-// viewerRules read every built-in resource and its subresources but
-// Secrets and the interactive subresources, and the health paths below
-// what system:discovery grants.
-func viewerRules() []rbacv1.PolicyRule {
+// viewerRules read every resource served (custom resources included)
+// and its subresources but Secrets and the interactive subresources, and
+// the health paths below what system:discovery grants.
+func viewerRules(kinds []*api.Resource) []rbacv1.PolicyRule {
 	byGroup := map[string][]string{}
 	var groups []string
-	for _, res := range api.All() {
+	for _, res := range kinds {
 		if res.Group == "" && res.Name == "secrets" {
 			continue
 		}
