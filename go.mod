@@ -12,6 +12,7 @@ require (
 	github.com/containernetworking/cni v1.2.3
 	github.com/distribution/reference v0.6.0
 	github.com/eclipse/paho.mqtt.golang v1.5.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/gnostic-models v0.6.8
 	github.com/google/go-containerregistry v0.19.2
 	github.com/google/nftables v0.3.0

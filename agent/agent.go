@@ -50,6 +50,7 @@ type agent struct {
 	static  *staticPods
 	net     *network     // overlay routes; nil: --network-backend none
 	network *nodeNetwork // pod sandboxes
+	tokens  *podTokens   // serviceAccountToken projections
 	dns     *clusterDNS  // nil: --disable-cluster-dns or no overlay
 	policy  *netPolicy   // NetworkPolicy; nil without the overlay
 	wg      sync.WaitGroup
@@ -104,6 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.goRun(func() { ren.run(ctx) })
 	ready := &readyWatch{rec: a.events, node: a.node.NodeName}
 	a.goRun(func() { a.network.follow(ctx, ren.http, creds.ServerURL, creds.NodeName) })
+	a.tokens.connect(ren.http, creds.ServerURL)
 	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, ready.see) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
@@ -171,7 +173,8 @@ func (a *agent) build(ctx context.Context) error {
 	if a.network, err = newNodeNetwork(cfg); err != nil {
 		return fmt.Errorf("pod network: %w", err)
 	}
-	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{
+	a.tokens = newPodTokens()
+	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{Tokens: a.tokens,
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),

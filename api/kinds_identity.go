@@ -7,7 +7,7 @@ import (
 
 func init() {
 	register(&Resource{Version: "v1", Name: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
-		Namespaced: true, ShortNames: []string{"sa"},
+		Namespaced: true, ShortNames: []string{"sa"}, Subresources: []string{"token"},
 		newObject: func() Object { return &corev1.ServiceAccount{} },
 		newList:   func() runtime.Object { return &corev1.ServiceAccountList{} }}, Rules{})
 }

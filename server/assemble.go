@@ -52,8 +52,12 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	}
 	s.stops = append(s.stops, side.close)
 	s.Broker = side.broker.Load()
+	saTokens, err := s.serviceAccountTokens(bg, cfg)
+	if err != nil {
+		return nil, err
+	}
 	authn := auth.NewAuthenticator(s.PKI.CAPool(), auth.NewSecretTokenLookup(secretLister(s.Store), auth.SecretTokenLookupConfig{}),
-		auth.WithNodeCertCheck(certs.Check), auth.WithViewerCertCheck(viewerCreds.Check))
+		auth.WithNodeCertCheck(certs.Check), auth.WithViewerCertCheck(viewerCreds.Check), auth.WithServiceAccountTokens(saTokens))
 	s.startCache(bg)
 	if s.Registry, err = registry.New(bg, registry.Config{Store: s.Store, Cache: s.Cache, Log: s.log}); err != nil {
 		return nil, err
@@ -72,9 +76,10 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	authz.Follow(s.Cache)
 	s.startRBAC(bg, authz)
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: authz, Logs: logs.New(side.bus, s.log), Streams: streams.New(side.bus, s.log), Log: s.log}); err != nil {
+		Authz: authz, Logs: logs.New(side.bus, s.log), Streams: streams.New(side.bus, s.log), Log: s.log, Tokens: saTokens}); err != nil {
 		return nil, err
 	}
+	s.startServiceAccountController(bg, saTokens)
 	s.bootstrapObjects(bg)
 	s.startDiskHealth(bg)
 	revoker := join.NewNodeRevoker(revStore, certs, listwatch.Config{Logger: s.log}).WithPasswords(join.NewNodePasswords(s.Client, certs))

@@ -75,6 +75,10 @@ type Config struct {
 	// lifetime of node certificates issued at join and renewal; 0 is one
 	// year. Agents renew once a third of it is left.
 	NodeCertValidity time.Duration
+	// ServiceAccountMaxTokenExpiration (--service-account-max-token-expiration)
+	// caps the life of ServiceAccount tokens (0: 48 h); a retired signing
+	// key stays trusted this long.
+	ServiceAccountMaxTokenExpiration time.Duration
 	// Controllers makes the control loops (`bramble server` passes
 	// controllers/manager's); nil runs none.
 	Controllers NewControllers

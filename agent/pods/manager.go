@@ -83,6 +83,9 @@ type Config struct {
 	// Claims finds the volumes bound to pods' claims (nil: pods with
 	// persistentVolumeClaim volumes wait with FailedMount).
 	Claims ClaimLookup
+	// Tokens gives serviceAccountToken projections their tokens (nil:
+	// such volumes fail).
+	Tokens TokenSource
 }
 
 func (c *Config) setDefaults() error {

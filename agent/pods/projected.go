@@ -16,7 +16,7 @@ func (v *volumes) projected(ctx context.Context, pod *corev1.Pod, dir string, sr
 	mode := modeOr(src.DefaultMode, 0o644)
 	all := map[string]volumeFile{}
 	for i := range src.Sources {
-		files, err := v.projection(ctx, pod, &src.Sources[i], mode)
+		files, err := v.projection(ctx, pod, dir, &src.Sources[i], mode)
 		if err != nil {
 			return fmt.Errorf("projected sources[%d]: %w", i, err)
 		}
@@ -25,7 +25,7 @@ func (v *volumes) projected(ctx context.Context, pod *corev1.Pod, dir string, sr
 	return writeAtomic(dir, all)
 }
 
-func (v *volumes) projection(ctx context.Context, pod *corev1.Pod, s *corev1.VolumeProjection, mode fs.FileMode) (map[string]volumeFile, error) {
+func (v *volumes) projection(ctx context.Context, pod *corev1.Pod, dir string, s *corev1.VolumeProjection, mode fs.FileMode) (map[string]volumeFile, error) {
 	switch {
 	case s.ConfigMap != nil:
 		c := s.ConfigMap
@@ -36,7 +36,7 @@ func (v *volumes) projection(ctx context.Context, pod *corev1.Pod, s *corev1.Vol
 	case s.DownwardAPI != nil:
 		return downwardFiles(pod, s.DownwardAPI.Items, mode, v.nodeIP)
 	case s.ServiceAccountToken != nil:
-		return nil, fmt.Errorf("serviceAccountToken (path %q) is not supported yet: this agent issues no service account tokens until workload identity lands", s.ServiceAccountToken.Path)
+		return v.tokenFile(ctx, pod, dir, s.ServiceAccountToken, mode)
 	case s.ClusterTrustBundle != nil:
 		return nil, fmt.Errorf("clusterTrustBundle (path %q) is not supported", s.ClusterTrustBundle.Path)
 	}

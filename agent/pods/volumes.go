@@ -33,6 +33,7 @@ type volumes struct {
 	log    *slog.Logger
 	nodeIP string      // for downward API files (status.podIP, status.hostIP)
 	claims ClaimLookup // persistentVolumeClaim volumes (claims.go); nil: none
+	tokens TokenSource // serviceAccountToken projections; nil refuses them
 }
 
 func newVolumes(dataDir string, uid types.UID, lookup Lookup) *volumes {

@@ -54,7 +54,7 @@ func newWorker(m *Manager, pod *corev1.Pod) *worker {
 		wake: make(chan struct{}, 1), ctrs: map[string]*ctrState{},
 		vols: newVolumes(m.cfg.DataDir, pod.UID, m.lookup),
 	}
-	w.vols.log, w.vols.nodeIP, w.vols.claims = w.log, m.cfg.NodeIP, m.cfg.Claims
+	w.vols.log, w.vols.nodeIP, w.vols.claims, w.vols.tokens = w.log, m.cfg.NodeIP, m.cfg.Claims, m.cfg.Tokens
 	w.resumeFailure(pod)
 	return w
 }

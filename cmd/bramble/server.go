@@ -78,6 +78,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.DurationVar(&cfg.NodeCertValidity, "node-cert-validity", 0, "lifetime of node certificates (0: one year); for tests of renewal")
 	_ = f.MarkHidden("node-cert-validity")
+	f.DurationVar(&cfg.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0, "longest life of a ServiceAccount token; longer requests are cut to it (0: 48h)")
 	f.StringVar(&cfg.Audit.Path, "audit-log-path", "", "write the audit log (audit.k8s.io/v1 Event JSON lines) to this file; - is standard output (docs/AUDIT.md)")
 	f.StringVar(&cfg.Audit.PolicyFile, "audit-policy-file", "", "audit.k8s.io/v1 Policy saying what to log at which level (default: Metadata for every request)")
 	f.IntVar(&cfg.Audit.MaxAgeDays, "audit-log-maxage", 0, "days to keep rotated audit log files (0: no limit)")

@@ -54,6 +54,9 @@ type APIConfig struct {
 	// their credentials again, ending when they are revoked (default
 	// DefaultRecheckInterval).
 	RecheckInterval time.Duration
+	// Tokens serves serviceaccounts/token and the OIDC discovery paths;
+	// nil answers them 404.
+	Tokens TokenIssuer
 }
 
 // LogStreamer copies a container's log from the agent running pod on node
@@ -72,6 +75,7 @@ type API struct {
 	authz   auth.Authorizer
 	logs    LogStreamer
 	streams StreamHub
+	tokens  TokenIssuer
 	log     *slog.Logger
 	maxBody int64
 	now     func() time.Time
@@ -89,7 +93,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	if (cfg.Store == nil && cfg.Registry == nil) || cfg.Authn == nil || cfg.Authz == nil {
 		return nil, errors.New("new API: Registry (or Store), Authn and Authz are required")
 	}
-	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs, streams: cfg.Streams,
+	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs, streams: cfg.Streams, tokens: cfg.Tokens,
 		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
 		recheckEvery: cfg.RecheckInterval}
 	if a.log == nil {

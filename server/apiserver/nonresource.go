@@ -28,7 +28,7 @@ func (a *API) publicHandler(path string) http.HandlerFunc {
 	case "/version":
 		return a.getOnly(serveVersion)
 	}
-	return nil
+	return a.oidcHandler(path)
 }
 
 func (a *API) getOnly(h http.HandlerFunc) http.HandlerFunc {

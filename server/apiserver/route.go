@@ -146,7 +146,7 @@ func resourceVerb(method string, ri *requestInfo, q url.Values) (string, error) 
 }
 
 // postOnly reports the subresources served only by POST.
-func postOnly(sub string) bool { return sub == "binding" || sub == "eviction" }
+func postOnly(sub string) bool { return sub == "binding" || sub == "eviction" || sub == "token" }
 
 func pick(cond bool, yes, no string) string {
 	if cond {
@@ -189,6 +189,7 @@ var subHandlers = map[string]map[string]handler{
 	"scale":       {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
 	"binding":     {"create": (*API).createBinding},
 	"eviction":    {"create": (*API).createEviction},
+	"token":       {"create": (*API).createToken},
 	"log":         {"get": (*API).podLogs},
 	"exec":        {"create": (*API).podExec},
 	"attach":      {"create": (*API).podAttach},

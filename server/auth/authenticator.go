@@ -22,6 +22,7 @@ type authenticator struct {
 	nodeCheck NodeCertCheck
 	// viewerCheck, when set, must accept a viewer certificate (by its CN).
 	viewerCheck NodeCertCheck
+	saTokens    ServiceAccountTokens // nil: ServiceAccount tokens are refused
 }
 
 // NodeCertCheck decides whether a verified node certificate is still good:
@@ -165,7 +166,10 @@ func (a *authenticator) bearerUser(r *http.Request, header string) (*User, error
 	if !strings.EqualFold(scheme, "Bearer") {
 		return nil, unauthenticated("unsupported Authorization scheme: want Bearer <token>")
 	}
-	id, secret, err := ParseUserToken(strings.TrimSpace(token))
+	if token = strings.TrimSpace(token); isJWT(token) && a.saTokens != nil {
+		return a.saTokens.AuthenticateToken(r.Context(), token)
+	}
+	id, secret, err := ParseUserToken(token)
 	if err != nil || a.tokens == nil {
 		return nil, unauthenticated("invalid bearer token")
 	}

@@ -23,6 +23,8 @@ import (
 //   - events (core and events.k8s.io): create and patch.
 //   - leases (coordination.k8s.io) in kube-node-lease: get, create and
 //     update the one named after it.
+//   - serviceaccounts/token: create, for a token bound to a pod bound to
+//     it (the API checks the bound pod: nodeTokenCheck in satoken.go).
 //
 // Everything else is refused. Graph lookups that fail refuse too.
 func (a *authorizer) authorizeNode(ctx context.Context, user *User, attrs Attributes) error {
@@ -41,6 +43,8 @@ func (a *authorizer) authorizeNode(ctx context.Context, user *User, attrs Attrib
 		return allowVerbs(user, attrs, "create", "patch")
 	case attrs.Group == "coordination.k8s.io" && attrs.Resource == "leases":
 		return nodeLease(user, attrs)
+	case core && attrs.Resource == "serviceaccounts":
+		return nodeServiceAccountToken(user, attrs)
 	}
 	return forbidden(user, attrs, "")
 }

@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/server/registry"
@@ -69,9 +68,11 @@ func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
 	sa := pod.Spec.ServiceAccountName
-	_, err := a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
+	obj, err := a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
 	if apierrors.IsNotFound(err) && sa == DefaultName {
-		err = a.ensure(ctx, pod.Namespace)
+		if err = a.ensure(ctx, pod.Namespace); err == nil {
+			obj, err = a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
+		}
 	}
 	if apierrors.IsNotFound(err) {
 		err = fmt.Errorf("serviceaccount %q not found", sa)
@@ -80,18 +81,12 @@ func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod) error {
 		return apierrors.NewForbidden(pods.GroupResource(), pod.Name,
 			fmt.Errorf("error looking up service account %s/%s: %w", pod.Namespace, sa, err))
 	}
+	applyAccount(pod, obj.(*corev1.ServiceAccount))
 	return nil
 }
 
 // ensure creates ns's default ServiceAccount unless it exists.
-func (a *Admitter) ensure(ctx context.Context, ns string) error {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: DefaultName, Namespace: ns}}
-	_, err := a.reg.Create(ctx, serviceAccounts, ns, sa, registry.WriteOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	return err
-}
+func (a *Admitter) ensure(ctx context.Context, ns string) error { return ensureDefault(ctx, a.reg, ns) }
 
 // EnsureAll gives every namespace that is not being deleted its default
 // ServiceAccount (namespaces made before the plugin was in place).
