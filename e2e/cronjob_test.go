@@ -32,9 +32,10 @@ spec:
 // TestCronJobEveryMinute runs two "*/1 * * * *" CronJobs on the real
 // clock for three minutes, their pods taking 70 s on a hollow node: the
 // Allow one starts a Job every minute, the Forbid one skips the minute its
-// previous Job still runs. It takes about 3.5 minutes, so it runs only
-// with BRAMBLE_E2E_LONG=1 (the injected-clock tests in controllers/cronjob
-// cover the same logic in CI).
+// previous Job still runs. It takes about 3.5 minutes of waiting, so it
+// runs only with BRAMBLE_E2E_LONG=1, which hack/test.sh sets for a run of
+// it in the background beside the other suites (the injected-clock tests
+// in controllers/cronjob cover the same logic in the main run).
 func TestCronJobEveryMinute(t *testing.T) {
 	if os.Getenv("BRAMBLE_E2E_LONG") != "1" {
 		t.Skip("a 3.5-minute real-clock run; set BRAMBLE_E2E_LONG=1")
