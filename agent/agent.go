@@ -147,7 +147,8 @@ func start(ctx context.Context, cfg *Config) (*agent, error) {
 	gcTold := gcEvents(a.events, a.node.NodeName)
 	a.goRun(func() { runImageGC(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger, gcTold) })
 	evictor := eviction.New(a.manager, eviction.Config{DataDir: cfg.DataDir, Thresholds: a.node.Thresholds,
-		Exempt: func(p *corev1.Pod) bool { return isStaticUID(p.UID) }, Logger: cfg.Logger})
+		Exempt: func(p *corev1.Pod) bool { return isStaticUID(p.UID) }, Logger: cfg.Logger,
+		ReclaimDisk: func(ctx context.Context) { reclaimImages(ctx, cfg.ImageGC, a.rt, a.applier.WantedImages, cfg.Logger) }})
 	a.goRun(func() { evictor.Run(ctx) })
 	if a.net != nil {
 		a.goRun(func() { a.net.run(ctx) })

@@ -55,6 +55,24 @@ func collectImages(ctx context.Context, g ImageGC, rt imageCollector, wanted fun
 	return rt.GarbageCollectImages(ctx, runtime.ImageGCPolicy{Path: g.Path, MinFreePercent: float64(100 - g.Low), Keep: keep})
 }
 
+// reclaimImages removes every image no desired pod uses, whatever the
+// thresholds: the eviction manager's last resort before evicting a pod
+// for a short disk (the kubelet deletes all unused images then too).
+func reclaimImages(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger) {
+	keep, err := wanted()
+	if err != nil {
+		logger.Warn("disk pressure: cannot list the images desired pods use; none removed", "err", err)
+		return
+	}
+	removed, err := rt.GarbageCollectImages(ctx, runtime.ImageGCPolicy{Path: g.Path, MinFreePercent: 100, Keep: keep})
+	if err != nil {
+		logger.Warn("disk pressure: remove unused images", "err", err)
+	}
+	if len(removed) > 0 {
+		logger.Info("disk pressure: removed unused images before evicting", "images", removed)
+	}
+}
+
 // runImageGC checks the disk every Interval until ctx ends; told hears
 // how each round went (ImageGCFailed, FreeDiskSpaceFailed events).
 func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger, told gcTold) {

@@ -55,7 +55,11 @@ type Config struct {
 	// Exempt pods are never evicted (the agent's static pods, which the
 	// kubelet counts as critical).
 	Exempt func(*corev1.Pod) bool
-	Logger *slog.Logger
+	// ReclaimDisk, when set, frees node-level disk (unused images) before
+	// a pod is evicted for a short disk, as the kubelet reclaims before it
+	// evicts; the disk is measured again after it.
+	ReclaimDisk func(ctx context.Context)
+	Logger      *slog.Logger
 }
 
 // Manager runs eviction rounds.
@@ -105,7 +109,7 @@ func (m *Manager) Round(ctx context.Context) []types.UID {
 		return out
 	}
 	for _, s := range m.signals() {
-		if !s.pressed {
+		if !s.pressed || m.reclaimed(ctx, s) {
 			continue
 		}
 		for _, c := range rank(usage, s.resource) {
@@ -116,6 +120,24 @@ func (m *Manager) Round(ctx context.Context) []types.UID {
 		}
 	}
 	return nil
+}
+
+// reclaimed frees node-level disk for a disk signal and reports whether
+// the pressure is gone after it.
+func (m *Manager) reclaimed(ctx context.Context, s signal) bool {
+	if s.resource != corev1.ResourceEphemeralStorage || m.cfg.ReclaimDisk == nil {
+		return false
+	}
+	m.cfg.ReclaimDisk(ctx)
+	for _, after := range m.signals() {
+		if after.resource == s.resource {
+			if !after.pressed {
+				m.log.Info("disk pressure relieved by removing unused images; no pod evicted")
+			}
+			return !after.pressed
+		}
+	}
+	return false
 }
 
 func (m *Manager) evictAll(v []violation) []types.UID {

@@ -36,11 +36,10 @@ func (h *Handler) exec(ctx context.Context, cancel context.CancelFunc, conn net.
 	resize := make(chan runtime.TermSize, 1)
 	streams.Resize = resize
 	go func() {
-		err := readClient(conn, stdinW, resize)
-		stdinW.CloseWithError(err)
-		if err != nil {
-			cancel() // the server went away: kill the process
-		}
+		// readClient returns only when the connection ends: the server
+		// went away (or is done), so the process is killed if it still runs.
+		stdinW.CloseWithError(readClient(conn, stdinW, resize))
+		cancel()
 	}()
 	code, xerr := h.cfg.Runtime.ExecStream(ctx, id, s.Command, streams)
 	stdinR.Close()

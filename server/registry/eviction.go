@@ -2,7 +2,7 @@ package registry
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -47,7 +47,8 @@ func (r *Registry) Evict(ctx context.Context, ns, name string, ev *policyv1.Evic
 	}
 	switch {
 	case len(pdbs) > 1:
-		return apierrors.NewInternalError(fmt.Errorf("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
+		//lint:ignore ST1005 upstream's message, word for word
+		return apierrors.NewInternalError(errors.New("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
 	case len(pdbs) == 1:
 		if err := r.takeDisruption(ctx, pdbs[0], pod, dryRun); err != nil {
 			return err
