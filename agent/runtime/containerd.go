@@ -51,6 +51,9 @@ type Containerd struct {
 	client *containerd.Client
 	cfg    ContainerdConfig
 	log    *slog.Logger
+	// consoles are the IO of containers started with stdin or a TTY
+	// (console.go), by container id.
+	consoles consoleSet
 }
 
 var _ Runtime = (*Containerd)(nil)

@@ -101,10 +101,18 @@ func containerLabels(s ContainerSpec, imageDigest string) map[string]string {
 
 // start creates the task, with the log driver attached, and starts it.
 func (c *Containerd) start(ctx context.Context, ctr containerd.Container, s ContainerSpec) error {
+	if s.Stdin || s.TTY {
+		return c.startWithConsole(ctx, ctr, s)
+	}
 	task, err := ctr.NewTask(ctx, c.logIO(s.LogPath))
 	if err != nil {
 		return fmt.Errorf("create task %s: %w", s.ID, err)
 	}
+	return c.startTask(ctx, ctr, task, s)
+}
+
+// startTask starts the created task and records its start time.
+func (c *Containerd) startTask(ctx context.Context, ctr containerd.Container, task containerd.Task, s ContainerSpec) error {
 	started := time.Now()
 	if err := task.Start(ctx); err != nil {
 		return fmt.Errorf("start task %s: %w", s.ID, err)
