@@ -8,8 +8,7 @@ import (
 )
 
 // ErrNoConsole: the container has no agent-held IO to attach to (it was
-// started without stdin and tty, has ended, or was started by an agent
-// that has since restarted).
+// started without stdin and tty, or has ended).
 var ErrNoConsole = errors.New("no stdin or terminal to attach to")
 
 // errSlowClient cuts off an attached client that does not keep up with

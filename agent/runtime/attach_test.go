@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -156,6 +157,43 @@ func waitExited(t *testing.T, rt *Containerd, id string) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("container %s did not exit: %+v %v", id, st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConsoleTakenBackAfterRestart: an agent that starts after the one
+// that made a container with stdin reopens its FIFOs: it can be attached
+// to and its output reaches its log again.
+func TestConsoleTakenBackAfterRestart(t *testing.T) {
+	ns := testNamespace(t)
+	rt := newRuntime(t, ns)
+	importBusybox(t, rt, busybox, nil)
+	logPath := filepath.Join(t.TempDir(), "0.log")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+strings.Join([]string{testDaemon(t).Address, ns, "held", logPath, "console"}, ","))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper agent: %v\n%s", err, out)
+	}
+	if rt.HasConsole("held") {
+		t.Fatal("a runtime started before the container holds its console")
+	}
+	next := newRuntime(t, ns) // the restarted agent
+	if !next.HasConsole("held") {
+		t.Fatal("the restarted agent did not take the console back")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out syncBuffer
+	go func() { _ = next.AttachStream(ctx, "held", ExecStreams{Stdin: pr, Stdout: &out}) }()
+	_, _ = pw.Write([]byte("again\n"))
+	waitFor(t, &out, "got-again\n")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(readLog(t, logPath), " stdout F got-again\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("log %q lacks the output after the restart", readLog(t, logPath))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

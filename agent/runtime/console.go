@@ -74,15 +74,26 @@ func (c *Containerd) startWithConsole(ctx context.Context, ctr containerd.Contai
 	if err != nil {
 		return fmt.Errorf("container %s: %w", s.ID, err)
 	}
-	opts := []cio.Opt{cio.WithStreams(con.stdinR, streamWriter{con, false}, streamWriter{con, true}), cio.WithFIFODir(execFIFODir)}
-	if s.TTY {
-		opts = append(opts, cio.WithTerminal)
-	}
-	task, err := ctr.NewTask(ctx, cio.NewCreator(opts...))
+	task, err := ctr.NewTask(ctx, cio.NewCreator(con.ioOpts()...))
 	if err != nil {
 		con.finish()
 		return fmt.Errorf("create task %s: %w", s.ID, err)
 	}
+	c.hold(con, task)
+	return c.startTask(ctx, ctr, task, s)
+}
+
+// ioOpts are the console's streams for containerd's cio.
+func (c *console) ioOpts() []cio.Opt {
+	opts := []cio.Opt{cio.WithStreams(c.stdinR, streamWriter{c, false}, streamWriter{c, true}), cio.WithFIFODir(execFIFODir)}
+	if c.tty {
+		opts = append(opts, cio.WithTerminal)
+	}
+	return opts
+}
+
+// hold keeps the console of task until its output ends.
+func (c *Containerd) hold(con *console, task containerd.Task) {
 	con.task = task
 	c.consoles.put(con)
 	go func() {
@@ -91,7 +102,6 @@ func (c *Containerd) startWithConsole(ctx context.Context, ctr containerd.Contai
 		con.finish()
 		c.consoles.drop(con)
 	}()
-	return c.startTask(ctx, ctr, task, s)
 }
 
 // newConsole opens the log and starts its copiers; an empty LogPath

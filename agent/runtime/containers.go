@@ -26,6 +26,7 @@ const (
 	labelLogPath       = labelPrefix + "log-path"
 	labelImageDigest   = labelPrefix + "image-digest"
 	labelStartedAt     = labelPrefix + "started-at"
+	labelConsole       = labelPrefix + "console" // "stdin", "once", "tty": the agent holds its IO
 )
 
 // cleanupTimeout bounds the removal of a half-made container, which runs
@@ -96,6 +97,9 @@ func containerLabels(s ContainerSpec, imageDigest string) map[string]string {
 	l[LabelContainerName] = s.Name
 	l[labelLogPath] = s.LogPath
 	l[labelImageDigest] = imageDigest
+	if v := consoleLabel(s); v != "" {
+		l[labelConsole] = v
+	}
 	return l
 }
 

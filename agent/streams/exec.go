@@ -53,7 +53,7 @@ func (h *Handler) streamTarget(ctx context.Context, kind string, s *mqtt.StreamR
 	id, _, err := h.container(ctx, s)
 	if err == nil && kind == mqtt.RPCKindAttach && !h.cfg.Runtime.HasConsole(id) {
 		err = &refusal{http.StatusBadRequest, fmt.Sprintf("cannot attach to container %q of pod %s/%s: it was not "+
-			"started with stdin: true or tty: true (or the agent restarted since it started)", s.Container, s.Namespace, s.Pod)}
+			"started with stdin: true or tty: true", s.Container, s.Namespace, s.Pod)}
 	}
 	return id, err
 }
