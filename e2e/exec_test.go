@@ -38,6 +38,7 @@ func TestExec(t *testing.T) {
 	for _, v := range kubectlVersions {
 		t.Run(v, func(t *testing.T) { testExecWith(t, s, kubectlBin(v)) })
 	}
+	t.Run("attach", func(t *testing.T) { testAttach(t, s, node) })
 	t.Run("refusals", func(t *testing.T) { testExecRefusals(t, s, d) })
 	if t.Failed() {
 		t.Logf("server and embedded agent output:\n%s", s.Logs())

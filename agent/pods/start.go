@@ -159,6 +159,7 @@ func (w *worker) containerSpec(ctx context.Context, pod *corev1.Pod, c *corev1.C
 		Command: c.Command, Args: c.Args, Env: env, WorkingDir: c.WorkingDir, Mounts: mounts,
 		LogPath: w.m.logs.attempt(pod.Namespace, pod.Name, pod.UID, c.Name, attempt),
 		Labels:  map[string]string{LabelAttempt: strconv.Itoa(attempt), LabelSpecHash: specHash(c)},
+		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}
 	applyResources(&s, c.Resources)
 	s.PodCgroup = w.podCgroup

@@ -22,9 +22,9 @@ import (
 const helperEnv = "BRAMBLE_RUNTIME_TEST_AGENT"
 
 func runHelperAgent() error {
-	args := strings.Split(os.Getenv(helperEnv), ",") // address,namespace,id,logPath
-	if len(args) != 4 {
-		return fmt.Errorf("%s: got %q, want address,namespace,id,logPath", helperEnv, os.Getenv(helperEnv))
+	args := strings.Split(os.Getenv(helperEnv), ",") // address,namespace,id,logPath[,console]
+	if len(args) != 4 && (len(args) != 5 || args[4] != "console") {
+		return fmt.Errorf("%s: got %q, want address,namespace,id,logPath[,console]", helperEnv, os.Getenv(helperEnv))
 	}
 	ctx := context.Background()
 	rt, err := NewContainerd(ctx, ContainerdConfig{Address: args[0], Namespace: args[1]})
@@ -32,11 +32,15 @@ func runHelperAgent() error {
 		return err
 	}
 	defer rt.Close()
-	return rt.RunContainer(ctx, ContainerSpec{
+	s := ContainerSpec{
 		ID: args[2], PodUID: "uid-adopt", Name: "ticker", Image: busybox, LogPath: args[3],
 		Labels:  map[string]string{"app": "ticker"},
 		Command: []string{"sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.05; done"},
-	})
+	}
+	if len(args) == 5 { // a container with a stdin the agent holds
+		s.Stdin, s.Command = true, []string{"sh", "-c", "echo first; while read x; do echo got-$x; done"}
+	}
+	return rt.RunContainer(ctx, s)
 }
 
 func TestContainersOutliveTheAgentAndAreAdopted(t *testing.T) {

@@ -51,6 +51,9 @@ type Containerd struct {
 	client *containerd.Client
 	cfg    ContainerdConfig
 	log    *slog.Logger
+	// consoles are the IO of containers started with stdin or a TTY
+	// (console.go), by container id.
+	consoles consoleSet
 }
 
 var _ Runtime = (*Containerd)(nil)
@@ -115,7 +118,8 @@ func (cfg *ContainerdConfig) validate() error {
 	return nil
 }
 
-// NewContainerd connects to containerd and checks that it answers.
+// NewContainerd connects to containerd and checks that it answers; it
+// takes back the IO of the containers with stdin or a TTY it finds running.
 func NewContainerd(ctx context.Context, cfg ContainerdConfig) (*Containerd, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -128,7 +132,9 @@ func NewContainerd(ctx context.Context, cfg ContainerdConfig) (*Containerd, erro
 		client.Close()
 		return nil, fmt.Errorf("containerd at %s does not answer: %w", cfg.Address, err)
 	}
-	return &Containerd{client: client, cfg: cfg, log: cfg.Logger}, nil
+	c := &Containerd{client: client, cfg: cfg, log: cfg.Logger}
+	c.reattachConsoles(ctx)
+	return c, nil
 }
 
 // Version reports the daemon's version, e.g. "1.6.20~ds1".

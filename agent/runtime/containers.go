@@ -26,6 +26,7 @@ const (
 	labelLogPath       = labelPrefix + "log-path"
 	labelImageDigest   = labelPrefix + "image-digest"
 	labelStartedAt     = labelPrefix + "started-at"
+	labelConsole       = labelPrefix + "console" // "stdin", "once", "tty": the agent holds its IO
 )
 
 // cleanupTimeout bounds the removal of a half-made container, which runs
@@ -96,15 +97,26 @@ func containerLabels(s ContainerSpec, imageDigest string) map[string]string {
 	l[LabelContainerName] = s.Name
 	l[labelLogPath] = s.LogPath
 	l[labelImageDigest] = imageDigest
+	if v := consoleLabel(s); v != "" {
+		l[labelConsole] = v
+	}
 	return l
 }
 
 // start creates the task, with the log driver attached, and starts it.
 func (c *Containerd) start(ctx context.Context, ctr containerd.Container, s ContainerSpec) error {
+	if s.Stdin || s.TTY {
+		return c.startWithConsole(ctx, ctr, s)
+	}
 	task, err := ctr.NewTask(ctx, c.logIO(s.LogPath))
 	if err != nil {
 		return fmt.Errorf("create task %s: %w", s.ID, err)
 	}
+	return c.startTask(ctx, ctr, task, s)
+}
+
+// startTask starts the created task and records its start time.
+func (c *Containerd) startTask(ctx context.Context, ctr containerd.Container, task containerd.Task, s ContainerSpec) error {
 	started := time.Now()
 	if err := task.Start(ctx); err != nil {
 		return fmt.Errorf("start task %s: %w", s.ID, err)

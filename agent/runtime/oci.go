@@ -52,6 +52,9 @@ func (c *Containerd) specOpts(ctx context.Context, img containerd.Image, s Conta
 		opts = append(opts, oci.WithMounts(bindMounts(s.Mounts)))
 	}
 	opts = append(opts, resourceOpts(s)...)
+	if s.TTY {
+		opts = append(opts, oci.WithTTY)
+	}
 	if s.PodCgroup && s.PodUID != "" {
 		opts = append(opts, c.withPodCgroup(s))
 	}

@@ -40,6 +40,11 @@ type ContainerSpec struct {
 	// LogPath is the absolute file stdout and stderr go to, as CRI lines;
 	// empty discards the output.
 	LogPath string
+	// Stdin gives the container a stdin the agent holds, for kubectl
+	// attach; StdinOnce closes it when the first attach with stdin ends.
+	// TTY gives it a terminal. With either, the agent copies the output to
+	// LogPath and to attached clients (console.go).
+	Stdin, StdinOnce, TTY bool
 	// Labels are kept on the container; keys under bramble.io/ are ours.
 	Labels map[string]string
 	// Security is the container's security context (security.go).

@@ -12,16 +12,55 @@ import (
 	"github.com/bramble-edge/bramble/mqtt/tunnel"
 )
 
-// exec runs the command with the tunnel as its streams; the last frame
-// carries the exit code.
-func (h *Handler) exec(ctx context.Context, cancel context.CancelFunc, conn net.Conn, fw *tunnel.Writer, s *mqtt.StreamRequest) error {
-	id, _, err := h.container(ctx, s)
+// exec runs the command (or, for attach, joins the container's own
+// process) with the tunnel as its streams; the last frame carries the
+// exit code (attach: 0 when the client detaches or the output ends).
+func (h *Handler) exec(ctx context.Context, cancel context.CancelFunc, conn net.Conn, fw *tunnel.Writer, kind string, s *mqtt.StreamRequest) error {
+	id, err := h.streamTarget(ctx, kind, s)
 	if err != nil {
 		return fw.WriteJSON(tunnel.Status, tunnel.Result{Error: err.msg, Code: err.code})
 	}
 	if err := fw.WriteJSON(tunnel.Status, tunnel.Result{}); err != nil {
 		return err
 	}
+	streams, stdinR, stdinW := clientStreams(fw, s)
+	resize := make(chan runtime.TermSize, 1)
+	streams.Resize = resize
+	go func() {
+		// readClient returns only when the connection ends: the server
+		// went away (or is done), so the process is killed if it still
+		// runs (attach: the client detaches).
+		stdinW.CloseWithError(readClient(conn, stdinW, resize))
+		cancel()
+	}()
+	var code int
+	var xerr error
+	if kind == mqtt.RPCKindAttach {
+		xerr = h.cfg.Runtime.AttachStream(ctx, id, streams)
+	} else {
+		code, xerr = h.cfg.Runtime.ExecStream(ctx, id, s.Command, streams)
+	}
+	stdinR.Close()
+	if xerr != nil {
+		return fw.WriteJSON(tunnel.Status, tunnel.Result{Error: xerr.Error(), Code: http.StatusInternalServerError})
+	}
+	return fw.WriteJSON(tunnel.Status, tunnel.Result{ExitCode: code})
+}
+
+// streamTarget finds the container; attach needs one started with a
+// stdin or terminal the agent holds.
+func (h *Handler) streamTarget(ctx context.Context, kind string, s *mqtt.StreamRequest) (string, *refusal) {
+	id, _, err := h.container(ctx, s)
+	if err == nil && kind == mqtt.RPCKindAttach && !h.cfg.Runtime.HasConsole(id) {
+		err = &refusal{http.StatusBadRequest, fmt.Sprintf("cannot attach to container %q of pod %s/%s: it was not "+
+			"started with stdin: true or tty: true", s.Container, s.Namespace, s.Pod)}
+	}
+	return id, err
+}
+
+// clientStreams are the process's streams the request asks for, over the
+// tunnel; the pipe carries the client's stdin.
+func clientStreams(fw *tunnel.Writer, s *mqtt.StreamRequest) (runtime.ExecStreams, *io.PipeReader, *io.PipeWriter) {
 	streams := runtime.ExecStreams{TTY: s.TTY}
 	stdinR, stdinW := io.Pipe()
 	if s.Stdin {
@@ -33,20 +72,7 @@ func (h *Handler) exec(ctx context.Context, cancel context.CancelFunc, conn net.
 	if s.Stderr && !s.TTY {
 		streams.Stderr = &frameWriter{fw: fw, ch: tunnel.Stderr}
 	}
-	resize := make(chan runtime.TermSize, 1)
-	streams.Resize = resize
-	go func() {
-		// readClient returns only when the connection ends: the server
-		// went away (or is done), so the process is killed if it still runs.
-		stdinW.CloseWithError(readClient(conn, stdinW, resize))
-		cancel()
-	}()
-	code, xerr := h.cfg.Runtime.ExecStream(ctx, id, s.Command, streams)
-	stdinR.Close()
-	if xerr != nil {
-		return fw.WriteJSON(tunnel.Status, tunnel.Result{Error: xerr.Error(), Code: http.StatusInternalServerError})
-	}
-	return fw.WriteJSON(tunnel.Status, tunnel.Result{ExitCode: code})
+	return streams, stdinR, stdinW
 }
 
 // readClient feeds the server's frames to the process until the

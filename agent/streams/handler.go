@@ -23,6 +23,8 @@ import (
 type Runtime interface {
 	ListContainers(ctx context.Context) ([]runtime.ContainerStatus, error)
 	ExecStream(ctx context.Context, id string, cmd []string, s runtime.ExecStreams) (int, error)
+	HasConsole(id string) bool
+	AttachStream(ctx context.Context, id string, s runtime.ExecStreams) error
 }
 
 // TunnelDialer opens the tunnel at path on the server (*Dialer is one).
@@ -123,8 +125,8 @@ func (h *Handler) serve(req *mqtt.RPCRequest, busy bool) {
 		return
 	}
 	switch req.Kind {
-	case mqtt.RPCKindExec:
-		err = h.exec(ctx, cancel, conn, fw, req.Stream)
+	case mqtt.RPCKindExec, mqtt.RPCKindAttach:
+		err = h.exec(ctx, cancel, conn, fw, req.Kind, req.Stream)
 	case mqtt.RPCKindPortForward:
 		err = h.forward(ctx, conn, fw, req.Stream)
 	}
@@ -140,8 +142,6 @@ func (h *Handler) admit(req *mqtt.RPCRequest, busy bool) *refusal {
 			"exec, attach and port-forward are disabled on node %q (its agent runs with --disable-exec)", h.cfg.Node)}
 	case busy:
 		return &refusal{http.StatusTooManyRequests, fmt.Sprintf("node %q already serves %d streams", h.cfg.Node, h.cfg.MaxStreams)}
-	case req.Kind == mqtt.RPCKindAttach:
-		return &refusal{http.StatusBadRequest, "attach is not supported yet: containers run without a stdin or a terminal of their own"}
 	}
 	return nil
 }

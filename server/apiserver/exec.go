@@ -84,8 +84,8 @@ func (a *API) podExec(w http.ResponseWriter, r *http.Request, ri *requestInfo) e
 	return a.execLike(w, r, ri, mqtt.RPCKindExec)
 }
 
-// podAttach serves pods/attach the same way; the agent refuses it while
-// containers run without a stdin of their own.
+// podAttach serves pods/attach the same way; the agent joins the
+// container's own stdin and output (containers started with stdin or tty).
 func (a *API) podAttach(w http.ResponseWriter, r *http.Request, ri *requestInfo) error {
 	return a.execLike(w, r, ri, mqtt.RPCKindAttach)
 }
