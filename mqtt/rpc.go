@@ -30,6 +30,9 @@ const (
 	RPCKindLogs   = "logs"   // start streaming a container's log
 	RPCKindAck    = "ack"    // the server wrote chunks up to Seq: credit and heartbeat
 	RPCKindCancel = "cancel" // the server stopped listening: end the stream
+	// RPCKindMetrics asks for the agent's Prometheus metrics at Path
+	// ("/metrics" or "/metrics/cadvisor"), answered like a log that ends.
+	RPCKindMetrics = "metrics"
 )
 
 // Limits of the contract.
@@ -60,6 +63,8 @@ type RPCRequest struct {
 	TailLines    *int64 `json:"tailLines,omitempty"`
 	SinceSeconds *int64 `json:"sinceSeconds,omitempty"`
 	LimitBytes   *int64 `json:"limitBytes,omitempty"`
+	// Path is the metrics path (kind metrics).
+	Path string `json:"path,omitempty"`
 }
 
 // RPCChunk is one message on a node's rpc/resp/{id} topic. Seq counts from

@@ -20,8 +20,13 @@ func (r *RPCRequest) check() error {
 		return nil
 	case RPCKindCancel:
 		return nil
+	case RPCKindMetrics:
+		if r.Path != "/metrics" && r.Path != "/metrics/cadvisor" {
+			return fmt.Errorf("rpc request %s: path %q: must be /metrics or /metrics/cadvisor", r.ID, r.Path)
+		}
+		return nil
 	}
-	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q or %q", r.ID, r.Kind, RPCKindLogs, RPCKindAck, RPCKindCancel)
+	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q, %q or %q", r.ID, r.Kind, RPCKindLogs, RPCKindAck, RPCKindCancel, RPCKindMetrics)
 }
 
 func (r *RPCRequest) checkLogs() error {

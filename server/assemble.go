@@ -67,8 +67,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
 	authz := auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache))
+	streamer := logs.New(side.bus, s.log)
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: authz, Logs: logs.New(side.bus, s.log), Log: s.log}); err != nil {
+		Authz: authz, Logs: streamer, NodeMetrics: streamer, MetricsToken: cfg.MetricsToken, Log: s.log}); err != nil {
 		return nil, err
 	}
 	s.bootstrapObjects(bg)

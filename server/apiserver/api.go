@@ -38,7 +38,13 @@ type APIConfig struct {
 	Authz auth.Authorizer
 	// Logs streams container logs from agents; nil answers pods/log with 503.
 	Logs LogStreamer
-	Log  *slog.Logger
+	// NodeMetrics fetches an agent's metrics for nodes/{name}/proxy/metrics;
+	// nil answers them with 503.
+	NodeMetrics NodeMetricsFetcher
+	// MetricsToken, when set, is a bearer token that may read /metrics
+	// (and nothing else) without another identity.
+	MetricsToken string
+	Log          *slog.Logger
 	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	Now          func() time.Time
@@ -61,14 +67,16 @@ type LogStreamer interface {
 // health, and get/list/watch/create/update/patch/delete on the resources in
 // the registry's kinds, each request authenticated, authorized and admitted.
 type API struct {
-	reg     *registry.Registry
-	store   datastore.Store
-	authn   auth.Authenticator
-	authz   auth.Authorizer
-	logs    LogStreamer
-	log     *slog.Logger
-	maxBody int64
-	now     func() time.Time
+	reg          *registry.Registry
+	store        datastore.Store
+	authn        auth.Authenticator
+	authz        auth.Authorizer
+	logs         LogStreamer
+	nodeMetrics  NodeMetricsFetcher
+	metricsToken string
+	log          *slog.Logger
+	maxBody      int64
+	now          func() time.Time
 	// bookmarkEvery spaces the bookmarks of watches that allow them.
 	bookmarkEvery time.Duration
 	recheckEvery  time.Duration
@@ -85,7 +93,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs,
 		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
-		recheckEvery: cfg.RecheckInterval}
+		recheckEvery: cfg.RecheckInterval, nodeMetrics: cfg.NodeMetrics, metricsToken: cfg.MetricsToken}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -131,6 +139,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p := recover(); p != nil {
 			a.recovered(rec, r, p)
 		}
+		observeRequest(rec, r, start)
 		a.log.Debug("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery,
 			"code", rec.statusCode(), "bytes", rec.written, "took", time.Since(start))
 	}()
@@ -142,6 +151,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	if h := a.publicHandler(r.URL.Path); h != nil {
 		h(w, r)
+		return
+	}
+	if a.metricsTokenOK(r) {
+		a.serveMetrics(w, r)
 		return
 	}
 	user, err := a.authn.Authenticate(r)
@@ -161,6 +174,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noteAudit(r.Context(), ri)
+	defer noteMetrics(w, ri)()
 	ri.user = user
 	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {
@@ -197,6 +211,7 @@ type responseRecorder struct {
 	http.ResponseWriter
 	code    int
 	written int64
+	obs     observed
 }
 
 func (w *responseRecorder) WriteHeader(code int) {

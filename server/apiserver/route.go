@@ -61,6 +61,9 @@ func parseRequest(kinds kindLookup, r *http.Request) (*requestInfo, error) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case parts[0] == "api" && len(parts) > 2 && parts[1] == "v1":
+		if ri, ok, err := parseNodeProxy(kinds, parts[2:], r.Method, q); ok {
+			return ri, err
+		}
 		return parseResourcePath(kinds, "", "v1", parts[2:], r.Method, q)
 	case parts[0] == "apis" && len(parts) > 3:
 		return parseResourcePath(kinds, parts[1], parts[2], parts[3:], r.Method, q)
@@ -181,6 +184,7 @@ var subHandlers = map[string]map[string]handler{
 	"scale":   {"get": (*API).getScale, "update": (*API).updateScale, "patch": (*API).patchScale},
 	"binding": {"create": (*API).createBinding},
 	"log":     {"get": (*API).podLogs},
+	"proxy":   {"get": (*API).nodeProxy},
 }
 
 // dispatch negotiates the response form and runs the verb's handler.
@@ -205,7 +209,7 @@ func (a *API) dispatch(w http.ResponseWriter, r *http.Request, ri *requestInfo) 
 // negotiateResource settles the response form: Tables only for the main
 // resource and status; pod logs are plain text whatever Accept says.
 func (a *API) negotiateResource(r *http.Request, ri *requestInfo) error {
-	if ri.sub == "log" {
+	if ri.sub == "log" || ri.sub == "proxy" {
 		return nil
 	}
 	var allowed []output
