@@ -107,4 +107,3 @@ func promQuery(t *testing.T, base, q string) int {
 	}
 	return len(out.Data.Result)
 }
-
