@@ -89,10 +89,29 @@ func freeLoopback(t *testing.T) string {
 
 // promQuery runs an instant query and returns how many series answered.
 func promQuery(t *testing.T, base, q string) int {
+	return len(promResult(t, base, q))
+}
+
+// promValues is an instant query's answer as "job=value" pairs.
+func promValues(t *testing.T, base, q string) string {
+	var out []string
+	for _, raw := range promResult(t, base, q) {
+		var r struct {
+			Metric map[string]string `json:"metric"`
+			Value  []any             `json:"value"`
+		}
+		if err := json.Unmarshal(raw, &r); err == nil && len(r.Value) == 2 {
+			out = append(out, fmt.Sprintf("%s=%v", r.Metric["job"], r.Value[1]))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func promResult(t *testing.T, base, q string) []json.RawMessage {
 	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
 		t.Logf("query %s: %v", q, err)
-		return 0
+		return nil
 	}
 	defer resp.Body.Close()
 	var out struct {
@@ -105,5 +124,5 @@ func promQuery(t *testing.T, base, q string) int {
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Status != "success" {
 		t.Fatalf("query %s: HTTP %d, %v %s", q, resp.StatusCode, err, out.Error)
 	}
-	return len(out.Data.Result)
+	return out.Data.Result
 }

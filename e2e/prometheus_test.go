@@ -49,6 +49,10 @@ func TestPrometheusScrape(t *testing.T) {
 	} {
 		cluster.WaitFor(t, 45*time.Second, func() bool { return promQuery(t, api, q) > 0 }, "a PromQL answer to "+q)
 	}
+	// What a scrape costs, for docs/OBSERVABILITY.md (the node jobs
+	// include the MQTT round trip to the agent).
+	t.Logf("scrape_duration_seconds, max over the run: %s", promValues(t, api, `max_over_time(scrape_duration_seconds[5m])`))
+	t.Logf("scrape_samples_scraped: %s", promValues(t, api, `scrape_samples_scraped`))
 }
 
 // adminCreds are the files the scrape config names.
