@@ -29,6 +29,13 @@ func SetBroker(stats func() BrokerStats) {
 	broker.Store(&stats)
 }
 
+// MQTTSlowClientsDropped counts clients the embedded broker disconnected
+// for holding too many unacknowledged messages (its bounded queues).
+var MQTTSlowClientsDropped = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "bramble_mqtt_slow_clients_dropped_total",
+	Help: "MQTT clients the embedded broker disconnected because they left too many QoS 1/2 messages unacknowledged.",
+})
+
 type brokerCollector struct{}
 
 func desc(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
@@ -77,4 +84,4 @@ func (brokerCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(mqttRetained, s.Retained)
 }
 
-func init() { Server.MustRegister(brokerCollector{}) }
+func init() { Server.MustRegister(brokerCollector{}, MQTTSlowClientsDropped) }
