@@ -20,6 +20,7 @@ import (
 	"github.com/bramble-edge/bramble/agent/eviction"
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
+	"github.com/bramble-edge/bramble/agent/nodemetrics"
 	"github.com/bramble-edge/bramble/agent/pods"
 	"github.com/bramble-edge/bramble/agent/runtime"
 	"github.com/bramble-edge/bramble/imageregistry"
@@ -27,6 +28,7 @@ import (
 	"github.com/bramble-edge/bramble/mqtt/client"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Folders under <data-dir>/agent.
@@ -43,6 +45,7 @@ type agent struct {
 	rt      *runtime.Containerd
 	store   *Store
 	manager *pods.Manager
+	metrics *nodemetrics.Collector // the node proxy's /metrics and /metrics/cadvisor
 	applier *Applier
 	status  *statusBatch
 	events  *events.Recorder
@@ -79,7 +82,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	// kubectl logs arrive as requests on the node's rpc topic; the handler
 	// streams the pods' log files back (the server never dials the agent).
-	logRPC := agentlogs.NewHandler(agentlogs.Config{PodLogDir: cfg.PodLogDir, Node: a.node.NodeName, Logger: cfg.Logger})
+	logRPC := agentlogs.NewHandler(agentlogs.Config{PodLogDir: cfg.PodLogDir, Node: a.node.NodeName, Logger: cfg.Logger,
+		Metrics: a.metrics.Gather})
 	defer logRPC.Close()
 	ren, clock, err := certUpkeep(&cfg, creds)
 	if err != nil {
@@ -175,7 +179,10 @@ func (a *agent) build(ctx context.Context) error {
 		return fmt.Errorf("pod network: %w", err)
 	}
 	a.tokens = newPodTokens()
-	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, a.status.OnStatus, pods.Config{Tokens: a.tokens,
+	a.metrics = nodemetrics.New(nodemetrics.Config{DataDir: cfg.DataDir, Namespace: cfg.ContainerdNamespace,
+		Alive: func(uid types.UID) bool { return a.manager != nil && a.manager.Runs(uid) }})
+	onStatus := func(pod *corev1.Pod, st corev1.PodStatus) { a.metrics.OnStatus(pod, st); a.status.OnStatus(pod, st) }
+	a.manager, err = pods.NewManager(a.rt, a.store.Lookup, onStatus, pods.Config{Tokens: a.tokens,
 		DataDir: cfg.DataDir, NodeName: node.NodeName, NodeIP: node.NodeIP, Logger: cfg.Logger,
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),

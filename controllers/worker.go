@@ -15,6 +15,14 @@ type SyncFunc func(ctx context.Context, key string) error
 // RunWorkers runs n workers taking keys from q until ctx ends, then shuts
 // q down and waits for the workers to finish their current keys.
 func RunWorkers(ctx context.Context, q *Queue, n int, log *slog.Logger, fn SyncFunc) {
+	runWorkers(ctx, q, n, log, fn, "")
+}
+
+// runWorkers is RunWorkers; name, when set, labels the queue's metrics.
+func runWorkers(ctx context.Context, q *Queue, n int, log *slog.Logger, fn SyncFunc, name string) {
+	if name != "" {
+		fn = instrumented(q, name, fn)
+	}
 	var wg sync.WaitGroup
 	for range max(n, 1) {
 		wg.Add(1)
@@ -76,11 +84,11 @@ func Run(ctx context.Context, cache *Cache, rec *Recorder, log *slog.Logger, wor
 		defer wg.Done()
 		rec.Run(ctx)
 	}()
-	for _, l := range loops {
+	for i, l := range loops {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			RunWorkers(ctx, l.Queue, workers, log, l.Sync)
+			runWorkers(ctx, l.Queue, workers, log, l.Sync, loopName(rec, i, len(loops)))
 		}()
 	}
 	wg.Wait()

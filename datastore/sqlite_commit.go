@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/bramble-edge/bramble/metrics"
 )
 
 // commitWrites applies reqs in one transaction and answers each caller after
@@ -35,6 +37,8 @@ func (w *writer) commitWrites(reqs []*writeReq) {
 		w.rev = events[len(events)-1].Revision
 		w.s.rev.Store(w.rev)
 		w.s.bc.publish(events)
+		metrics.StoreBatchSize.Observe(float64(len(reqs)))
+		metrics.StoreRevision.Set(float64(w.rev))
 	}
 	for i, r := range reqs {
 		r.res <- results[i]
@@ -52,6 +56,7 @@ func (w *writer) applyAll(ctx context.Context, reqs []*writeReq, results []write
 			continue
 		}
 		ev, err := w.apply(ctx, r, next)
+		countWrite(r.kind, err)
 		switch {
 		case isCheckError(err):
 			results[i].err = err
@@ -94,7 +99,10 @@ func (w *writer) inTx(fn func(ctx context.Context) error) error {
 		w.rollback(ctx)
 		return err
 	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	start := time.Now()
+	_, err := w.conn.ExecContext(ctx, "COMMIT")
+	metrics.StoreCommit.Observe(time.Since(start).Seconds())
+	if err != nil {
 		w.rollback(ctx)
 		return fmt.Errorf("commit: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/bramble-edge/bramble/metrics"
 )
 
 // compactChunk is how many revisions one compaction transaction covers, so
@@ -64,6 +66,8 @@ func (w *writer) compactStep(r *writeReq) writeResult {
 		return writeResult{err: err}
 	}
 	w.s.compactRev.Store(to)
+	metrics.StoreCompactions.Inc()
+	metrics.StoreCompactRev.Set(float64(to))
 	return writeResult{rev: to}
 }
 

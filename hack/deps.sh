@@ -13,7 +13,7 @@ GO_VERSION=1.26.8
 STATICCHECK_VERSION=v0.8.2
 # Helm releases e2e/helm drives (its Helm3 and Helm4 constants).
 HELM_VERSIONS=(v3.22.0 v4.3.1)
-PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 nftables kmod sqlite3 mosquitto mosquitto-clients containerd runc busybox-static containernetworking-plugins iptables)
+PKGS=(ca-certificates curl unzip git gcc libc6-dev strace procps iproute2 nftables kmod sqlite3 mosquitto mosquitto-clients containerd runc busybox-static containernetworking-plugins iptables prometheus)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -35,6 +35,9 @@ const (
 	RPCKindExec        = "exec"        // run Command in Container
 	RPCKindAttach      = "attach"      // attach to Container's own process
 	RPCKindPortForward = "portforward" // connect to Port in the pod's network
+	// RPCKindMetrics asks for the agent's Prometheus metrics at Path
+	// ("/metrics" or "/metrics/cadvisor"), answered like a log that ends.
+	RPCKindMetrics = "metrics"
 )
 
 // Limits of the contract.
@@ -67,6 +70,8 @@ type RPCRequest struct {
 	LimitBytes   *int64 `json:"limitBytes,omitempty"`
 	// Interactive streams (kinds exec, attach, portforward).
 	Stream *StreamRequest `json:"stream,omitempty"`
+	// Path is the metrics path (kind metrics).
+	Path string `json:"path,omitempty"`
 }
 
 // RPCChunk is one message on a node's rpc/resp/{id} topic. Seq counts from

@@ -22,9 +22,14 @@ func (r *RPCRequest) check() error {
 		return nil
 	case RPCKindExec, RPCKindAttach, RPCKindPortForward:
 		return r.checkStream()
+	case RPCKindMetrics:
+		if r.Path != "/metrics" && r.Path != "/metrics/cadvisor" {
+			return fmt.Errorf("rpc request %s: path %q: must be /metrics or /metrics/cadvisor", r.ID, r.Path)
+		}
+		return nil
 	}
-	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q, %q, %q, %q or %q", r.ID, r.Kind, RPCKindLogs,
-		RPCKindAck, RPCKindCancel, RPCKindExec, RPCKindAttach, RPCKindPortForward)
+	return fmt.Errorf("rpc request %s: kind %q: must be %q, %q, %q, %q, %q, %q or %q", r.ID, r.Kind, RPCKindLogs,
+		RPCKindAck, RPCKindCancel, RPCKindExec, RPCKindAttach, RPCKindPortForward, RPCKindMetrics)
 }
 
 func (r *RPCRequest) checkLogs() error {

@@ -27,13 +27,14 @@ func TestRPCRequestRoundTrip(t *testing.T) {
 
 func TestDecodeRPCRequestRejects(t *testing.T) {
 	for payload, want := range map[string]string{
-		`{"id":"a/b","kind":"ack"}`:          `id "a/b"`,
-		`{"id":"a","kind":"exec"}`:           `kind "exec"`,
-		`{"id":"a","kind":"ack","seq":-1}`:   "seq -1",
-		`{"id":"a","kind":"ack","x":1}`:      `unknown field "x"`,
-		`{"id":"a","kind":"ack"} {}`:         "trailing data",
-		`{"id":"a","kind":"logs","pod":"p"}`: "namespace",
-		`{"id":"a","kind":"logs","namespace":"d","pod":"p","container":"C","uid":"u"}`:                  `container "C"`,
+		`{"id":"a/b","kind":"ack"}`:                                                    `id "a/b"`,
+		`{"id":"a","kind":"exec"}`:                                                     `kind "exec"`,
+		`{"id":"a","kind":"ack","seq":-1}`:                                             "seq -1",
+		`{"id":"a","kind":"metrics","path":"/stats/summary"}`:                          `path "/stats/summary"`,
+		`{"id":"a","kind":"ack","x":1}`:                                                `unknown field "x"`,
+		`{"id":"a","kind":"ack"} {}`:                                                   "trailing data",
+		`{"id":"a","kind":"logs","pod":"p"}`:                                           "namespace",
+		`{"id":"a","kind":"logs","namespace":"d","pod":"p","container":"C","uid":"u"}`: `container "C"`,
 		`{"id":"a","kind":"logs","namespace":"d","pod":"p","container":"c","uid":"u","tailLines":-1}`:   "tailLines -1",
 		`{"id":"a","kind":"logs","namespace":"d","pod":"p","container":"c","uid":"u","sinceSeconds":0}`: "sinceSeconds 0",
 		`{"id":"a","kind":"logs","namespace":"d","pod":"p","container":"c","uid":"u/x"}`:                `uid "u/x"`,
@@ -71,6 +72,7 @@ func FuzzDecodeRPCRequest(f *testing.F) {
 	f.Add([]byte(`{"id":"a1","kind":"logs","namespace":"default","pod":"p","uid":"u","container":"c","tailLines":2,"follow":true}`))
 	f.Add([]byte(`{"id":"a1","kind":"ack","seq":8}`))
 	f.Add([]byte(`{"id":"a1","kind":"cancel"}`))
+	f.Add([]byte(`{"id":"a1","kind":"metrics","path":"/metrics/cadvisor"}`))
 	f.Add([]byte(`{"id":"a1","kind":"logs","sinceSeconds":-1}`))
 	f.Add([]byte(`{"id":"a1","kind":"exec","stream":{"namespace":"d","pod":"p","uid":"u","container":"c","command":["sh","-c","exit 3"],"stdin":true,"tty":true,"tunnel":"/bramble/v1/tunnels/a1"}}`))
 	f.Add([]byte(`{"id":"a1","kind":"portforward","stream":{"namespace":"d","pod":"p","uid":"u","port":8080,"tunnel":"/bramble/v1/tunnels/a1"}}`))

@@ -32,17 +32,21 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 		s.log.Debug("image platforms being looked up; pod waits", "pod", p.info.key)
 		return
 	}
+	start := time.Now()
 	vols, msg := s.vols.resolve(p.info.pod)
 	if msg != "" {
+		countAttempt(start, resultUnschedulable)
 		s.unschedulable(ctx, p, fmt.Sprintf("0/%d nodes are available: %s.", len(s.snap.list), msg))
 		return
 	}
 	node, err := s.algo.scheduleWithVolumes(p.info, s.snap, vols)
 	if err != nil {
+		countAttempt(start, resultUnschedulable)
 		s.unschedulable(ctx, p, s.tryPreempt(ctx, p, err))
 		return
 	}
 	if err := s.cache.assume(p.info, node); err != nil {
+		countAttempt(start, resultError)
 		s.log.Debug("cannot place pod; retrying after back-off", "pod", p.info.key, "err", err)
 		s.queue.requeue(p.qp, stateInFlight)
 		return
@@ -51,6 +55,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, p popped) {
 		s.cache.forget(p.info.key, p.info.uid) // deleted or bound while it was decided
 		return
 	}
+	countAttempt(start, resultScheduled)
 	s.dispatch(ctx, func(ctx context.Context) {
 		if s.selectNode(ctx, p, vols, node) {
 			s.bind(ctx, p.qp, p.info, node)

@@ -75,8 +75,9 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	authz := rbac.New(rbac.NewIndex(), auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
 	authz.Follow(s.Cache)
 	s.startRBAC(bg, authz)
+	streamer := logs.New(side.bus, s.log)
 	if s.API, err = apiserver.NewAPI(bg, apiserver.APIConfig{Registry: s.Registry, Authn: authn,
-		Authz: authz, Logs: logs.New(side.bus, s.log), Streams: streams.New(side.bus, s.log), Log: s.log, Tokens: saTokens}); err != nil {
+		Authz: authz, Logs: streamer, NodeMetrics: streamer, MetricsToken: cfg.MetricsToken, Streams: streams.New(side.bus, s.log), Log: s.log, Tokens: saTokens}); err != nil {
 		return nil, err
 	}
 	s.startServiceAccountController(bg, saTokens)

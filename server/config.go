@@ -49,10 +49,13 @@ type Config struct {
 	// ClusterCIDR (--cluster-cidr, default 10.42.0.0/16) is cut into
 	// ranges of NodeCIDRMaskSize bits (--node-cidr-mask-size, default 24),
 	// one per Node (controllers/nodeipam).
-	ClusterCIDR        string
-	NodeCIDRMaskSize   int
-	DisableAgent       bool // --disable-agent
-	DisableScheduler   bool // --disable-scheduler
+	ClusterCIDR      string
+	NodeCIDRMaskSize int
+	DisableAgent     bool // --disable-agent
+	DisableScheduler bool // --disable-scheduler
+	// MetricsToken (--metrics-token) is a bearer token that may read
+	// /metrics and nothing else (docs/OBSERVABILITY.md).
+	MetricsToken       string
 	DisableControllers bool // --disable-controllers
 	// Disable (--disable, repeatable) names built-in components not to
 	// run: servicelb (the LoadBalancer controller, controllers/servicelb).
@@ -141,6 +144,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateMQTT(); err != nil {
 		return err
+	}
+	if c.MetricsToken != "" && (len(c.MetricsToken) < 16 || strings.ContainsAny(c.MetricsToken, " \t\r\n")) {
+		return fmt.Errorf("--metrics-token: must be at least 16 characters without spaces")
 	}
 	if _, err := c.serviceAllocConfig(); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/bramble-edge/bramble/metrics"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -52,6 +53,7 @@ func (m *mqttSide) start(ctx context.Context, cfg Config, log *slog.Logger, ca *
 		return fmt.Errorf("--mqtt-listen-port %d: %w", cfg.MQTTListenPort, err)
 	}
 	m.broker.Store(b)
+	metrics.SetBroker(b.Stats)
 	m.bus = b.Bus()
 	m.addrs = brokerURLs(ca.ServingCertificate(), cfg.BindAddress, cfg.MQTTListenPort)
 	m.closeFn = func() { _ = m.bus.Close(); _ = b.Stop() }

@@ -36,6 +36,9 @@ type Config struct {
 	KeepAlive time.Duration
 	// MaxStreams bounds concurrent streams (default 32); more are refused.
 	MaxStreams int
+	// Metrics renders the agent's metrics at a path ("/metrics",
+	// "/metrics/cadvisor") for metrics requests; nil answers them 404.
+	Metrics func(path string) ([]byte, error)
 }
 
 // Handler answers log requests arriving on the node's rpc/req topic. Give
@@ -87,7 +90,7 @@ func (h *Handler) Handle(pub Publisher, topic string, payload []byte) {
 		return
 	}
 	switch req.Kind {
-	case mqtt.RPCKindLogs:
+	case mqtt.RPCKindLogs, mqtt.RPCKindMetrics:
 		h.start(pub, req)
 	case mqtt.RPCKindAck:
 		if s := h.stream(req.ID); s != nil {

@@ -112,6 +112,9 @@ func (s *stream) serve(ctx context.Context) error {
 		return &codedError{http.StatusTooManyRequests, fmt.Errorf("node %s is already serving %d log streams", s.h.cfg.Node, s.h.cfg.MaxStreams)}
 	}
 	r := s.req
+	if r.Kind == mqtt.RPCKindMetrics {
+		return s.serveMetrics(ctx)
+	}
 	path, err := pods.LogPath(s.h.cfg.PodLogDir, r.Namespace, r.Pod, types.UID(r.UID), r.Container, r.Previous)
 	if err != nil {
 		return s.notFound(err)

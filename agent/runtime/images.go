@@ -14,6 +14,7 @@ import (
 	"github.com/distribution/reference"
 
 	"github.com/bramble-edge/bramble/imageregistry"
+	"github.com/bramble-edge/bramble/metrics"
 )
 
 // labelLastUsed on an image records when a container was last created from it.
@@ -96,8 +97,10 @@ func (c *Containerd) pull(ctx context.Context, name string, creds imageregistry.
 		containerd.WithMaxConcurrentDownloads(3),
 	)
 	if err != nil {
+		metrics.AgentImagePulls.WithLabelValues("error").Inc()
 		return nil, fmt.Errorf("pull image %s: %w", name, err)
 	}
+	metrics.AgentImagePulls.WithLabelValues("ok").Inc()
 	c.log.Info("pulled image", "image", name, "digest", img.Target().Digest.String(), "took", time.Since(start))
 	return img, nil
 }

@@ -69,6 +69,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", servicealloc.DefaultNodePorts, "port range NodePort Services' node ports come from")
 	addClusterNetworkFlags(f, cfg)
 	f.BoolVar(&cfg.DisableAgent, "disable-agent", false, "do not run the embedded agent for this machine")
+	f.StringVar(&cfg.MetricsToken, "metrics-token", "", "a bearer token (at least 16 characters) that may read /metrics and nothing else, for a Prometheus scraper")
 	f.BoolVar(&cfg.DisableScheduler, "disable-scheduler", false, "do not run the scheduler (pods then need spec.nodeName)")
 	f.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the controllers (Deployments, ReplicaSets, DaemonSets, Jobs, Endpoints, EndpointSlices, node lifecycle, garbage collection)")
 	f.BoolVar(&cfg.DisableManifests, "disable-manifests", false, "do not apply the YAML files of <data-dir>/server/manifests (docs/MANIFESTS.md)")

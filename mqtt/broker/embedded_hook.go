@@ -8,6 +8,8 @@ import (
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/packets"
+
+	"github.com/bramble-edge/bramble/metrics"
 )
 
 // CertCheck reports whether a node's certificate is still its current one
@@ -141,6 +143,7 @@ func (h *authHook) OnQosPublish(cl *mochi.Client, _ packets.Packet, _ int64, _ i
 		return
 	}
 	h.log.Warn("mqtt client dropped: too many unacknowledged messages", "client", cl.ID, "inflight", cl.State.Inflight.Len())
+	metrics.MQTTSlowClientsDropped.Inc()
 	cl.Stop(errSlowConsumer)
 }
 

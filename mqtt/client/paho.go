@@ -7,6 +7,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/bramble-edge/bramble/metrics"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/pahostore"
 )
@@ -35,6 +36,7 @@ func (c *Client) options(tlsCfg *tls.Config) *paho.ClientOptions {
 	o.SetDefaultPublishHandler(c.onMessage)
 	o.SetOnConnectHandler(c.onConnect)
 	o.SetConnectionLostHandler(func(_ paho.Client, err error) {
+		metrics.AgentMQTTConnectionLost.Inc()
 		c.log.Info("MQTT connection lost; reconnecting", "err", err)
 	})
 	return o
@@ -51,6 +53,7 @@ func (c *Client) onConnect(pc paho.Client) {
 		time.Sleep(time.Second)
 	}
 	pc.Publish(mqtt.PresenceTopic(c.node), 1, true, presenceOnline)
+	metrics.AgentMQTTConnects.Inc()
 	c.log.Debug("MQTT connected and subscribed")
 	c.q.push(item{connected: true})
 	if c.cfg.OnConnect != nil {

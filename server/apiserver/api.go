@@ -43,7 +43,13 @@ type APIConfig struct {
 	// Streams opens exec and port-forward tunnels through agents; nil
 	// answers pods/exec, attach and portforward with 503.
 	Streams StreamHub
-	Log     *slog.Logger
+	// NodeMetrics fetches an agent's metrics for nodes/{name}/proxy/metrics;
+	// nil answers them with 503.
+	NodeMetrics NodeMetricsFetcher
+	// MetricsToken, when set, is a bearer token that may read /metrics
+	// (and nothing else) without another identity.
+	MetricsToken string
+	Log          *slog.Logger
 	// MaxBodyBytes caps request bodies (default 3 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	Now          func() time.Time
@@ -69,16 +75,18 @@ type LogStreamer interface {
 // health, and get/list/watch/create/update/patch/delete on the resources in
 // the registry's kinds, each request authenticated, authorized and admitted.
 type API struct {
-	reg     *registry.Registry
-	store   datastore.Store
-	authn   auth.Authenticator
-	authz   auth.Authorizer
-	logs    LogStreamer
-	streams StreamHub
-	tokens  TokenIssuer
-	log     *slog.Logger
-	maxBody int64
-	now     func() time.Time
+	reg          *registry.Registry
+	store        datastore.Store
+	authn        auth.Authenticator
+	authz        auth.Authorizer
+	logs         LogStreamer
+	streams      StreamHub
+	tokens       TokenIssuer
+	nodeMetrics  NodeMetricsFetcher
+	metricsToken string
+	log          *slog.Logger
+	maxBody      int64
+	now          func() time.Time
 	// bookmarkEvery spaces the bookmarks of watches that allow them.
 	bookmarkEvery time.Duration
 	recheckEvery  time.Duration
@@ -95,7 +103,7 @@ func NewAPI(ctx context.Context, cfg APIConfig) (*API, error) {
 	}
 	a := &API{reg: cfg.Registry, authn: cfg.Authn, authz: cfg.Authz, logs: cfg.Logs, streams: cfg.Streams, tokens: cfg.Tokens,
 		log: cfg.Log, maxBody: cfg.MaxBodyBytes, now: cfg.Now, bookmarkEvery: cfg.BookmarkInterval,
-		recheckEvery: cfg.RecheckInterval}
+		recheckEvery: cfg.RecheckInterval, nodeMetrics: cfg.NodeMetrics, metricsToken: cfg.MetricsToken}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -141,6 +149,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p := recover(); p != nil {
 			a.recovered(rec, r, p)
 		}
+		observeRequest(rec, r, start)
 		a.log.Debug("request", "method", r.Method, "path", r.URL.Path, "query", r.URL.RawQuery,
 			"code", rec.statusCode(), "bytes", rec.written, "took", time.Since(start))
 	}()
@@ -152,6 +161,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	if h := a.publicHandler(r.URL.Path); h != nil {
 		h(w, r)
+		return
+	}
+	if a.metricsTokenOK(r) {
+		a.serveMetrics(w, r)
 		return
 	}
 	user, err := a.authn.Authenticate(r)
@@ -184,6 +197,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	noteAudit(r.Context(), ri)
+	defer noteMetrics(w, ri)()
 	ri.user = user
 	r = r.WithContext(registry.WithUser(r.Context(), registry.UserInfo{Name: user.Name, Groups: user.Groups}))
 	if ri.authorizeAfterDecode() {
@@ -220,6 +234,7 @@ type responseRecorder struct {
 	http.ResponseWriter
 	code    int
 	written int64
+	obs     observed
 }
 
 func (w *responseRecorder) WriteHeader(code int) {

@@ -79,6 +79,8 @@ func (a *API) serveNonResource(w http.ResponseWriter, r *http.Request, ri *reque
 	path := strings.TrimSuffix(ri.path, "/")
 	d := a.docs.Load().discovery
 	switch {
+	case path == metricsPath:
+		a.serveMetrics(w, r)
 	case path == "/api":
 		a.serveDiscovery(w, r, d.apiVersions, d.aggCore)
 	case path == "/apis":

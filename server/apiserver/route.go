@@ -61,6 +61,9 @@ func parseRequest(kinds kindLookup, r *http.Request) (*requestInfo, error) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case parts[0] == "api" && len(parts) > 2 && parts[1] == "v1":
+		if ri, ok, err := parseNodeProxy(kinds, parts[2:], r.Method, q); ok {
+			return ri, err
+		}
 		return parseResourcePath(kinds, "", "v1", parts[2:], r.Method, q)
 	case parts[0] == "apis" && len(parts) > 3:
 		return parseResourcePath(kinds, parts[1], parts[2], parts[3:], r.Method, q)
@@ -194,6 +197,7 @@ var subHandlers = map[string]map[string]handler{
 	"exec":        {"create": (*API).podExec},
 	"attach":      {"create": (*API).podAttach},
 	"portforward": {"create": (*API).podPortForward},
+	"proxy":       {"get": (*API).nodeProxy},
 }
 
 // dispatch negotiates the response form and runs the verb's handler.
@@ -218,7 +222,7 @@ func (a *API) dispatch(w http.ResponseWriter, r *http.Request, ri *requestInfo) 
 // negotiateResource settles the response form: Tables only for the main
 // resource and status; pod logs are plain text whatever Accept says.
 func (a *API) negotiateResource(r *http.Request, ri *requestInfo) error {
-	if ri.sub == "log" || connectSubresource(ri.sub) {
+	if ri.sub == "log" || ri.sub == "proxy" || connectSubresource(ri.sub) {
 		return nil
 	}
 	var allowed []output

@@ -27,11 +27,18 @@ func (s *Streamer) StreamLogs(ctx context.Context, node string, pod *corev1.Pod,
 		return err
 	}
 	id := newID()
+	return s.call(ctx, node, request(id, pod, opts), w)
+}
+
+// call publishes req (its kind logs or metrics) to node's agent and copies
+// the answer to w, with the flow control of package mqtt's contract.
+func (s *Streamer) call(ctx context.Context, node string, req *mqtt.RPCRequest, w io.Writer) error {
+	id := req.ID
 	c := s.register(node, id)
 	defer s.unregister(node, id)
 	sess := &session{s: s, node: node, id: id, call: c, w: w, next: 1, pending: map[int64]*mqtt.RPCChunk{}}
-	if err := sess.publish(ctx, request(id, pod, opts)); err != nil {
-		return apierrors.NewServiceUnavailable(fmt.Sprintf("ask node %q for logs: %v", node, err))
+	if err := sess.publish(ctx, req); err != nil {
+		return apierrors.NewServiceUnavailable(fmt.Sprintf("ask node %q for %s: %v", node, req.Kind, err))
 	}
 	hbCtx, stopHB := context.WithCancel(ctx)
 	defer stopHB()

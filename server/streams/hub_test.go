@@ -59,6 +59,13 @@ func (c *catRuntime) ExecStream(ctx context.Context, _ string, _ []string, s run
 	return 3, err
 }
 
+// HasConsole: the fake's container was started without stdin or tty.
+func (c *catRuntime) HasConsole(string) bool { return false }
+
+func (c *catRuntime) AttachStream(context.Context, string, runtime.ExecStreams) error {
+	return errors.New("catRuntime: no console to attach to")
+}
+
 type env struct {
 	hub *streams.Hub
 	rt  *catRuntime
