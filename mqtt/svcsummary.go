@@ -31,10 +31,19 @@ const (
 // to reach it: per service port the relay port every hosting node opens,
 // and which nodes host how many of its endpoints.
 type ServiceSummary struct {
-	Namespace string        `json:"namespace"`
-	Name      string        `json:"name"`
-	Relays    []RelayPort   `json:"relays,omitempty"`
-	Hosts     []SummaryHost `json:"hosts,omitempty"`
+	// Metadata names the Service; the publisher stamps the
+	// resourceVersion it sends the summary at.
+	Metadata SummaryMeta   `json:"metadata"`
+	Relays   []RelayPort   `json:"relays,omitempty"`
+	Hosts    []SummaryHost `json:"hosts,omitempty"`
+}
+
+// SummaryMeta is a summary's metadata: the Service's namespace and name,
+// and the revision the summary was sent at.
+type SummaryMeta struct {
+	Namespace       string `json:"namespace"`
+	Name            string `json:"name"`
+	ResourceVersion string `json:"resourceVersion,omitempty"`
 }
 
 // RelayPort is the relay port of the service port named Port (its name,
@@ -64,17 +73,20 @@ func DecodeServiceSummary(data []byte) (*ServiceSummary, error) {
 		return nil, fmt.Errorf("service summary: %w", err)
 	}
 	if err := s.check(); err != nil {
-		return nil, fmt.Errorf("service summary %s/%s: %w", s.Namespace, s.Name, err)
+		return nil, fmt.Errorf("service summary %s/%s: %w", s.Metadata.Namespace, s.Metadata.Name, err)
 	}
 	return &s, nil
 }
 
 func (s *ServiceSummary) check() error {
-	if msgs := validation.IsDNS1123Label(s.Namespace); len(msgs) > 0 {
-		return fmt.Errorf("namespace: %q: %s", s.Namespace, strings.Join(msgs, "; "))
+	if rv := s.Metadata.ResourceVersion; rv != "" && strings.Trim(rv, "0123456789") != "" || len(rv) > 19 {
+		return fmt.Errorf("metadata.resourceVersion: got %q, want a number", rv)
 	}
-	if msgs := validation.IsDNS1035Label(s.Name); len(msgs) > 0 {
-		return fmt.Errorf("name: %q: %s", s.Name, strings.Join(msgs, "; "))
+	if msgs := validation.IsDNS1123Label(s.Metadata.Namespace); len(msgs) > 0 {
+		return fmt.Errorf("metadata.namespace: %q: %s", s.Metadata.Namespace, strings.Join(msgs, "; "))
+	}
+	if msgs := validation.IsDNS1035Label(s.Metadata.Name); len(msgs) > 0 {
+		return fmt.Errorf("metadata.name: %q: %s", s.Metadata.Name, strings.Join(msgs, "; "))
 	}
 	if len(s.Relays) > maxSummaryPorts || len(s.Hosts) > maxSummaryHosts {
 		return fmt.Errorf("relays, hosts: got %d and %d, want at most %d and %d", len(s.Relays), len(s.Hosts), maxSummaryPorts, maxSummaryHosts)

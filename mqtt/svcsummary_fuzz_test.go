@@ -10,9 +10,9 @@ func FuzzDecodeServiceSummary(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
-	f.Add([]byte(`{"namespace":"a","name":"b"}`))
-	f.Add([]byte(`{"namespace":"a","name":"b","hosts":[{"node":"n","ip":"1.2.3.4","endpoints":2147483648}]}`))
-	f.Add([]byte(`{"namespace":"a","name":"b","relays":[{"protocol":"TCP","relay":-1}]}`))
+	f.Add([]byte(`{"metadata":{"namespace":"a","name":"b"}}`))
+	f.Add([]byte(`{"metadata":{"namespace":"a","name":"b"},"hosts":[{"node":"n","ip":"1.2.3.4","endpoints":2147483648}]}`))
+	f.Add([]byte(`{"metadata":{"namespace":"a","name":"b"},"relays":[{"protocol":"TCP","relay":-1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := DecodeServiceSummary(data)
 		if err != nil {

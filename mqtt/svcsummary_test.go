@@ -6,7 +6,7 @@ import (
 )
 
 func sampleSummary() *ServiceSummary {
-	return &ServiceSummary{Namespace: "demo", Name: "web",
+	return &ServiceSummary{Metadata: SummaryMeta{Namespace: "demo", Name: "web"},
 		Relays: []RelayPort{{Port: "http", Protocol: "TCP", Relay: 31001}, {Port: "dns", Protocol: "UDP", Relay: 31002}},
 		Hosts:  []SummaryHost{{Node: "na", IP: "10.0.0.1", Endpoints: 3}, {Node: "nb", IP: "10.0.0.2", Endpoints: 1}}}
 }
@@ -33,8 +33,8 @@ func TestServiceSummaryRejects(t *testing.T) {
 		name, want string
 		edit       func(*ServiceSummary)
 	}{
-		{"namespace", "namespace:", func(s *ServiceSummary) { s.Namespace = "Demo" }},
-		{"name", "name:", func(s *ServiceSummary) { s.Name = "" }},
+		{"namespace", "namespace:", func(s *ServiceSummary) { s.Metadata.Namespace = "Demo" }},
+		{"name", "name:", func(s *ServiceSummary) { s.Metadata.Name = "" }},
 		{"protocol", "relays[0].protocol", func(s *ServiceSummary) { s.Relays[0].Protocol = "tcp" }},
 		{"relay range", "relays[1].relay", func(s *ServiceSummary) { s.Relays[1].Relay = 70000 }},
 		{"relay twice", "relays[1]: port", func(s *ServiceSummary) { s.Relays[1] = s.Relays[0] }},
@@ -52,7 +52,7 @@ func TestServiceSummaryRejects(t *testing.T) {
 			t.Errorf("%s: got %v, want an error naming %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := DecodeServiceSummary([]byte(`{"namespace":"a","name":"b","extra":1}`)); err == nil {
+	if _, err := DecodeServiceSummary([]byte(`{"metadata":{"namespace":"a","name":"b"},"extra":1}`)); err == nil {
 		t.Error("an unknown field was accepted")
 	}
 }

@@ -21,7 +21,7 @@ import (
 func summariesByService(sums []*mqtt.ServiceSummary) map[string]*mqtt.ServiceSummary {
 	out := make(map[string]*mqtt.ServiceSummary, len(sums))
 	for _, s := range sums {
-		out[s.Namespace+"/"+s.Name] = s
+		out[s.Metadata.Namespace+"/"+s.Metadata.Name] = s
 	}
 	return out
 }

@@ -19,9 +19,9 @@ import (
 func relayPlan() *Plan {
 	http, target := map[string]int32{"http": 80}, map[string]int32{"http": 8080}
 	return Compile(Input{Node: "n1", NodeIPs: []netip.Addr{addr(nodeIP)}, ClusterCIDR: netip.MustParsePrefix("10.77.0.0/16"),
-		RelayIP: addr("10.77.9.0"),
+		RelayIP:  addr("10.77.9.0"),
 		Services: []*corev1.Service{service("hosted", "10.43.0.20", http), service("remote", "10.43.0.21", http)},
-		Slices: []*discoveryv1.EndpointSlice{slice("hosted", "hosted-1", target, podA, podB, ep{"10.77.5.5", "n2", true})},
+		Slices:   []*discoveryv1.EndpointSlice{slice("hosted", "hosted-1", target, podA, podB, ep{"10.77.5.5", "n2", true})},
 		Summaries: []*mqtt.ServiceSummary{
 			summary("hosted", 31000, mqtt.SummaryHost{Node: "n1", IP: "10.77.9.0", Endpoints: 2},
 				mqtt.SummaryHost{Node: "n2", IP: "10.77.8.0", Endpoints: 1}),

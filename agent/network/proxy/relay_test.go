@@ -15,7 +15,7 @@ import (
 // summary is a summary of ns/name relaying port "http" (TCP) at relay,
 // hosted by "node=ip=count" entries.
 func summary(name string, relay int32, hosts ...mqtt.SummaryHost) *mqtt.ServiceSummary {
-	return &mqtt.ServiceSummary{Namespace: "ns", Name: name,
+	return &mqtt.ServiceSummary{Metadata: mqtt.SummaryMeta{Namespace: "ns", Name: name},
 		Relays: []mqtt.RelayPort{{Port: "http", Protocol: "TCP", Relay: relay}}, Hosts: hosts}
 }
 
