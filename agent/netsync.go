@@ -44,6 +44,7 @@ func (n *network) sync() error {
 	if own == nil || backend == overlay.BackendNone {
 		return nil
 	}
+	n.own = own
 	if n.ov == nil {
 		ov, err := overlay.New(overlay.Config{Backend: backend, NodeIP: n.nodeIP})
 		if err != nil {

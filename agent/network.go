@@ -54,6 +54,7 @@ type network struct {
 	log     *slog.Logger
 	kick    chan struct{}
 	ov      *overlay.Overlay // made once this node has a podCIDR
+	own     *net.IPNet       // this node's IPv4 podCIDR once known (its relay address: svcsync.go)
 	svc     *proxy.Applier   // the service proxy (svcsync.go), made at its first sync
 }
 

@@ -66,6 +66,7 @@ func TestServicesTwoNodes(t *testing.T) {
 
 	t.Run("names", func(t *testing.T) { c.with(t).names([]netip.Addr{na.Addr, nb.Addr}, web) })
 	t.Run("spread", func(t *testing.T) { c.with(t).spread(web) })
+	t.Run("relay", func(t *testing.T) { relayUsed(t, s, na, nb, web) })
 	t.Run("headless", func(t *testing.T) { c.with(t).headless(web) })
 	t.Run("ExternalName", func(t *testing.T) { c.with(t).externalName() })
 	t.Run("forwarded", func(t *testing.T) { c.with(t).forwarded(queries) })

@@ -172,6 +172,9 @@ func (p *Publisher) touched(node string, res walkResult, c *catchup) map[mqtt.Ob
 			out[r] = true
 		}
 	}
+	if p.idx.routed[node] || res.allNodes {
+		p.idx.touchRelated(out, res.sliceSvcs)
+	}
 	for r := range c.live {
 		out[r] = true
 	}

@@ -29,6 +29,10 @@ type index struct {
 	// and the Services and EndpointSlices in svcs (svc_index.go).
 	routed map[string]bool
 	svcs   map[mqtt.ObjectRef]*datastore.KeyValue
+	// relay and sums: each Service's slices, relay ports and summary
+	// (svc_relay.go, svc_summary.go).
+	relay *relayIndex
+	sums  map[string]*summaryEntry
 	// volumes are the PersistentVolumes and the node each is sent to
 	// (volumes.go).
 	volumes map[mqtt.ObjectRef]*volumeEntry
@@ -74,7 +78,7 @@ func newIndex() *index {
 	return &index{pods: map[mqtt.ObjectRef]*podEntry{}, byNode: map[string]map[mqtt.ObjectRef]bool{},
 		users: map[mqtt.ObjectRef]map[string]int{}, objs: map[mqtt.ObjectRef]*datastore.KeyValue{},
 		nodes: map[mqtt.ObjectRef]*datastore.KeyValue{}, routed: map[string]bool{}, scope: newPolicyScope(),
-		svcs: map[mqtt.ObjectRef]*datastore.KeyValue{}, volumes: map[mqtt.ObjectRef]*volumeEntry{}}
+		svcs: map[mqtt.ObjectRef]*datastore.KeyValue{}, relay: newRelayIndex(), sums: map[string]*summaryEntry{}, volumes: map[mqtt.ObjectRef]*volumeEntry{}}
 }
 
 // load fills an empty index from the store at its latest revision (page by
@@ -259,8 +263,7 @@ func (x *index) inView(node string, ref mqtt.ObjectRef) (bool, *datastore.KeyVal
 		return kv != nil && x.routed[node], kv
 	}
 	if isServiceInput(ref.Resource) {
-		kv := x.svcs[ref]
-		return kv != nil && x.routed[node], kv
+		return x.serviceInView(node, ref)
 	}
 	if ref.Resource == mqtt.ResourceVolumes {
 		v := x.volumes[ref]
@@ -290,7 +293,7 @@ func (x *index) nodeView(node string) (pods []mqtt.ObjectRef, refs []change) {
 	sort.Slice(pods, func(i, j int) bool { return pods[i].String() < pods[j].String() })
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ref.String() < refs[j].ref.String() })
 	if x.routed[node] {
-		refs = append(append(x.nodeRefs(), x.serviceRefs()...), refs...)
+		refs = append(append(x.nodeRefs(), x.serviceView(node)...), refs...)
 	}
 	return pods, refs
 }

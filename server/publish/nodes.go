@@ -75,19 +75,23 @@ func (x *index) applyNode(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) 
 	if routed != was {
 		x.switchRouting(ref, routed, out)
 	}
+	x.refreshHosted(ref.Name, ev.Revision, out)
 	return nil
 }
 
 // switchRouting gives node ref every other Node, and every Service and
 // EndpointSlice (routed), or takes them, and its own Node, away.
 func (x *index) switchRouting(ref mqtt.ObjectRef, routed bool, out *fanout) {
-	for _, c := range append(x.nodeRefs(), x.serviceRefs()...) {
-		switch {
-		case routed && c.ref != ref:
-			out.add(ref.Name, c)
-		case !routed:
-			out.add(ref.Name, change{typ: mqtt.Deleted, ref: c.ref, kv: c.kv})
+	if routed {
+		for _, c := range append(x.nodeRefs(), x.serviceView(ref.Name)...) {
+			if c.ref != ref {
+				out.add(ref.Name, c)
+			}
 		}
+		return
+	}
+	for _, c := range append(x.nodeRefs(), x.serviceRefs()...) {
+		out.add(ref.Name, change{typ: mqtt.Deleted, ref: c.ref, kv: c.kv})
 	}
 }
 

@@ -3,7 +3,9 @@ package publish
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,10 +96,13 @@ func routedNodes(t testing.TB, store datastore.Store) {
 	putNode(t, store, hollow)
 }
 
-// TestServicesReachRoutedNodes: every routed node holds every Service and
-// EndpointSlice, reduced; a label-only write reaches nobody, an endpoint
-// change reaches every routed node once; a deleted slice leaves every
-// view; a hollow node gets nothing until it routes.
+// TestServicesReachRoutedNodes: every routed node holds every Service,
+// reduced, and its summary; only r1, which hosts the endpoints, holds the
+// EndpointSlice (r2 reaches them through r1's relay). A label-only write
+// reaches nobody; an endpoint added on r1 reaches r1 (the slice) and r2
+// (the summary's count) once each; an endpoint's address changing on r1
+// reaches r1 only; a deleted slice leaves r1's view; a hollow node gets
+// nothing until it routes.
 func TestServicesReachRoutedNodes(t *testing.T) {
 	for i, res := range []string{mqtt.ResourceServices, mqtt.ResourceEndpointSlices} {
 		if got, ok := parseKey(svcPrefixes[i] + "demo/x"); !ok || got != svcRef(res, "x") {
@@ -107,34 +112,32 @@ func TestServicesReachRoutedNodes(t *testing.T) {
 	store, bus := openStore(t), newRecordingBus()
 	p := startPublisher(t, store, bus, Config{})
 	routedNodes(t, store)
-	sliceRef := svcRef(mqtt.ResourceEndpointSlices, "web-1")
+	sliceRef, sumRef := svcRef(mqtt.ResourceEndpointSlices, "web-1"), svcRef(mqtt.ResourceServiceSummaries, "web")
 	putObj(t, store, svcKey(mqtt.ResourceServices, "web"), service("web", "10.43.0.20", "a"))
 	putObj(t, store, svcKey(mqtt.ResourceEndpointSlices, "web-1"), slice("web-1", "web", "10.42.1.5"))
-	waitFor(t, "the slice at r1 and r2", func() bool {
-		return held(t, bus, "r1", sliceRef, nil) && held(t, bus, "r2", sliceRef, nil)
+	waitFor(t, "the slice at r1 and the summary at r2", func() bool {
+		return held(t, bus, "r1", sliceRef, nil) && hostsAt(t, bus, "r2") == "r1=10.42.1.0x1"
 	})
-	var svc corev1.Service
-	var es discoveryv1.EndpointSlice
-	held(t, bus, "r2", svcRef(mqtt.ResourceServices, "web"), &svc)
-	held(t, bus, "r2", sliceRef, &es)
-	if svc.Spec.ClusterIP != "10.43.0.20" || len(svc.ManagedFields) != 0 || svc.Spec.Selector != nil || svc.Labels != nil {
-		t.Errorf("sent Service: got %+v, want the spec without selector, labels or managed fields", svc)
-	}
-	if len(es.Endpoints) != 1 || es.Endpoints[0].TargetRef != nil || es.Endpoints[0].Zone != nil ||
-		*es.Endpoints[0].NodeName != "r1" || len(es.Labels) != 1 || es.Labels[discoveryv1.LabelServiceName] != "web" {
-		t.Errorf("sent EndpointSlice: got %+v, want endpoints without targetRef or zone, only the service-name label", es)
+	checkSentService(t, bus)
+	if held(t, bus, "r2", sliceRef, nil) {
+		t.Error("r2 runs no endpoint of web but holds its slice")
 	}
 	before := bus.topics()
 	putObj(t, store, svcKey(mqtt.ResourceServices, "web"), service("web", "10.43.0.20", "b")) // label only
-	since := putObj(t, store, svcKey(mqtt.ResourceEndpointSlices, "web-1"), slice("web-1", "web", "10.42.1.5", "10.42.1.6"))
-	waitFor(t, "the new endpoint at r1", func() bool {
+	putObj(t, store, svcKey(mqtt.ResourceEndpointSlices, "web-1"), slice("web-1", "web", "10.42.1.5", "10.42.1.6"))
+	waitFor(t, "the new endpoint at r1, counted at r2", func() bool {
 		var got discoveryv1.EndpointSlice
-		return held(t, bus, "r1", sliceRef, &got) && len(got.Endpoints) == 2
+		return held(t, bus, "r1", sliceRef, &got) && len(got.Endpoints) == 2 && hostsAt(t, bus, "r2") == "r1=10.42.1.0x2"
+	})
+	since := putObj(t, store, svcKey(mqtt.ResourceEndpointSlices, "web-1"), slice("web-1", "web", "10.42.1.5", "10.42.1.9"))
+	waitFor(t, "the moved endpoint at r1", func() bool {
+		var got discoveryv1.EndpointSlice
+		return held(t, bus, "r1", sliceRef, &got) && got.Endpoints[1].Addresses[0] == "10.42.1.9"
 	})
 	after := bus.topics()
-	for _, n := range []string{"r1", "r2"} {
-		if got := after[mqtt.DesiredTopic(n)] - before[mqtt.DesiredTopic(n)]; got != 1 {
-			t.Errorf("%s: got %d messages for a label write and an endpoint change, want 1", n, got)
+	for n, want := range map[string]int{"r1": 2, "r2": 1} {
+		if got := after[mqtt.DesiredTopic(n)] - before[mqtt.DesiredTopic(n)]; got != want {
+			t.Errorf("%s: got %d messages for a label write, an endpoint added and one moved, want %d", n, got, want)
 		}
 	}
 	if n := len(bus.events(t, "h1")); n != 0 {
@@ -143,10 +146,42 @@ func TestServicesReachRoutedNodes(t *testing.T) {
 	if _, _, err := store.Delete(context.Background(), svcKey(mqtt.ResourceEndpointSlices, "web-1"), 0); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the slice gone from r2", func() bool { return !held(t, bus, "r2", sliceRef, nil) })
+	waitFor(t, "the slice gone from r1", func() bool { return !held(t, bus, "r1", sliceRef, nil) && hostsAt(t, bus, "r2") == "" })
 	checkServiceViews(t, p, since)
 	putNode(t, store, nodeObject("h1", "10.42.3.0/24", corev1.ConditionTrue)) // now routes
-	waitFor(t, "the Service at h1", func() bool { return held(t, bus, "h1", svcRef(mqtt.ResourceServices, "web"), nil) })
+	waitFor(t, "the Service at h1", func() bool { return held(t, bus, "h1", sumRef, nil) })
+}
+
+// hostsAt is web's summary at node as "node=ip x count" entries.
+func hostsAt(t testing.TB, bus *recordingBus, node string) string {
+	var sum mqtt.ServiceSummary
+	if !held(t, bus, node, svcRef(mqtt.ResourceServiceSummaries, "web"), &sum) {
+		return "none"
+	}
+	var out []string
+	for _, h := range sum.Hosts {
+		out = append(out, fmt.Sprintf("%s=%sx%d", h.Node, h.IP, h.Endpoints))
+	}
+	if len(sum.Relays) != 1 || sum.Relays[0].Relay < RelayPortBase || sum.Relays[0].Relay >= RelayPortBase+RelayPortSize {
+		t.Errorf("summary relays: got %+v, want one port in the relay range", sum.Relays)
+	}
+	return strings.Join(out, ",")
+}
+
+// checkSentService: the Service and the slice as sent are reduced.
+func checkSentService(t *testing.T, bus *recordingBus) {
+	t.Helper()
+	var svc corev1.Service
+	var es discoveryv1.EndpointSlice
+	held(t, bus, "r2", svcRef(mqtt.ResourceServices, "web"), &svc)
+	held(t, bus, "r1", svcRef(mqtt.ResourceEndpointSlices, "web-1"), &es)
+	if svc.Spec.ClusterIP != "10.43.0.20" || len(svc.ManagedFields) != 0 || svc.Spec.Selector != nil || svc.Labels != nil {
+		t.Errorf("sent Service: got %+v, want the spec without selector, labels or managed fields", svc)
+	}
+	if len(es.Endpoints) != 1 || es.Endpoints[0].TargetRef != nil || es.Endpoints[0].Zone != nil ||
+		*es.Endpoints[0].NodeName != "r1" || len(es.Labels) != 1 || es.Labels[discoveryv1.LabelServiceName] != "web" {
+		t.Errorf("sent EndpointSlice: got %+v, want endpoints without targetRef or zone, only the service-name label", es)
+	}
 }
 
 // checkServiceViews: a full view of r1 holds the Nodes and the Service;
@@ -158,16 +193,17 @@ func checkServiceViews(t *testing.T, p *Publisher, since int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := viewRefs(full); len(got) != 4 || !got[svcRef(mqtt.ResourceServices, "web")] {
-		t.Errorf("full view of r1: got %v, want 3 Nodes and the Service", got)
+	if got := viewRefs(full); len(got) != 5 || !got[svcRef(mqtt.ResourceServices, "web")] {
+		t.Errorf("full view of r1: got %v, want 3 Nodes, the Service and its summary", got)
 	}
 	delta, err := p.View(ctx, "r1", since)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sliceRef := svcRef(mqtt.ResourceEndpointSlices, "web-1")
-	if got := viewRefs(delta); len(got) != 1 || !got[sliceRef] || delta.Changes[0].Type != mqtt.Deleted {
-		t.Errorf("view of r1 since %d: got %+v, want the slice's deletion only", since, delta.Changes)
+	sumRef := svcRef(mqtt.ResourceServiceSummaries, "web")
+	if got := viewRefs(delta); len(got) != 2 || !got[sliceRef] || !got[sumRef] || delta.Changes[len(delta.Changes)-1].Type != mqtt.Deleted {
+		t.Errorf("view of r1 since %d: got %+v, want the summary and the slice's deletion", since, delta.Changes)
 	}
 	hollow, err := p.View(ctx, "h1", 0)
 	if err != nil {
@@ -208,8 +244,8 @@ func TestServicesCatchup(t *testing.T) {
 		catchup = evs[len(evs)-1]
 		return len(evs) > sent+3 && catchup.Prev == rev
 	})
-	if got := viewRefs(&mqtt.View{Changes: catchup.Changes}); len(got) != 3 {
-		t.Errorf("catch-up: got %v, want the slice, the new and the old Service", got)
+	if got := viewRefs(&mqtt.View{Changes: catchup.Changes}); len(got) != 6 {
+		t.Errorf("catch-up: got %v, want the slice, the new and the old Service and their three summaries", got)
 	}
 	if err := heldView.Apply(context.Background(), *catchup); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,9 @@ type walkResult struct {
 	// podWrites, policyWrites: a pod, or a NetworkPolicy or Namespace, was
 	// written in the range (the policy view's catch-up, netpol_index.go).
 	podWrites, policyWrites bool
+	// sliceSvcs are the Services of the EndpointSlices written in the
+	// range, as their values said (svc_index.go: touchRelated).
+	sliceSvcs map[mqtt.ObjectRef]string
 }
 
 // walk reads the history (from, upto] of the whole store with the

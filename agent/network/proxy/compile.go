@@ -20,6 +20,7 @@ const defaultAffinity = 10800 * time.Second
 // port with no usable endpoint is kept with none, so its rules refuse.
 func Compile(in Input) *Plan {
 	slices := slicesByService(in.Slices)
+	sums := summariesByService(in.Summaries)
 	p := &Plan{ClusterCIDR: in.ClusterCIDR}
 	for _, svc := range in.Services {
 		if !proxied(svc) {
@@ -30,7 +31,9 @@ func Compile(in Input) *Plan {
 			if !validPort(svc.Spec.Ports[i].Port) {
 				continue // the API validates ports; a bad one from the wire is skipped
 			}
-			p.Ports = append(p.Ports, compilePort(in, svc, &svc.Spec.Ports[i], slices[key]))
+			sp := compilePort(in, svc, &svc.Spec.Ports[i], slices[key])
+			relay(in, svc, &svc.Spec.Ports[i], sums[key], slices[key], &sp)
+			p.Ports = append(p.Ports, sp)
 		}
 	}
 	sort.Slice(p.Ports, func(i, j int) bool { return p.Ports[i].ID < p.Ports[j].ID })

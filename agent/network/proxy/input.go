@@ -16,6 +16,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // Input is everything one compilation reads.
@@ -29,6 +31,15 @@ type Input struct {
 	ClusterCIDR netip.Prefix
 	Services    []*corev1.Service
 	Slices      []*discoveryv1.EndpointSlice
+	// Summaries are the relay design's (docs/SERVICES.md): a Service this
+	// node holds no EndpointSlice of is reached through the relay ports
+	// of the nodes its summary lists; a node the summary lists opens its
+	// relay ports to its own endpoints.
+	Summaries []*mqtt.ServiceSummary
+	// RelayIP is this node's relay address: the first address of its pod
+	// CIDR, which its overlay device carries and every other node routes
+	// through the overlay, so relayed packets travel as pod-to-pod ones.
+	RelayIP netip.Addr
 }
 
 // Plan is the compiled form of the node's services.
@@ -57,6 +68,10 @@ type ServicePort struct {
 	ExternalLocal bool
 	// Affinity is the ClientIP session affinity timeout (0: none).
 	Affinity time.Duration
+	// Relay is this node's relay frontend (its relay address at the
+	// relay port) and Relayed the endpoints behind it: this node's own.
+	Relay   []Frontend
+	Relayed []Endpoint
 }
 
 // Frontend is an address and port a service answers on.

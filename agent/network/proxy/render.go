@@ -89,6 +89,7 @@ func (r *renderer) port(sp *ServicePort) {
 	if len(sp.External) > 0 {
 		r.chains = append(r.chains, nft.Chain{Name: external, Rules: r.external(sp, h, cluster)})
 	}
+	r.relay(sp, h)
 }
 
 // frontend adds the map entry `ip . proto . port : jump chain`; the first
@@ -126,8 +127,12 @@ func (r *renderer) pick(sp *ServicePort, h string, eps []Endpoint) [][]nft.Expr 
 	}
 	var rules [][]nft.Expr
 	if sp.Affinity > 0 {
+		seen := map[Endpoint]bool{} // relay targets repeat (weights)
 		for _, ep := range eps {
-			rules = append(rules, nft.Rule(inSet(r.affinitySet(h, ep)), r.endpoint(sp, h, ep)))
+			if !seen[ep] {
+				seen[ep] = true
+				rules = append(rules, nft.Rule(inSet(r.affinitySet(h, ep)), r.endpoint(sp, h, ep)))
+			}
 		}
 	}
 	for i, ep := range eps {
