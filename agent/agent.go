@@ -97,7 +97,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.goRun(func() { ren.run(ctx) })
 	ready := &readyWatch{rec: a.events, node: a.node.NodeName}
 	a.goRun(func() { a.network.follow(ctx, ren.http, creds.ServerURL, creds.NodeName) })
-	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, ready.see) })
+	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, a.usage(), ready.see) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
 	return nil
