@@ -58,6 +58,7 @@ type Server struct {
 	bg             context.Context    // the background parts' context
 	schedCfg       scheduler.Config
 	newControllers NewControllers
+	usage          *monitorUsage // the metrics API's and the HPA's source
 	stops          []func() // undone in reverse order by Stop
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/disruption"
 	"github.com/bramble-edge/bramble/controllers/endpoints"
 	"github.com/bramble-edge/bramble/controllers/gc"
+	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodeipam"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
@@ -48,6 +49,8 @@ type Config struct {
 	// DisableServiceLB (--disable servicelb) leaves LoadBalancer Services
 	// to another controller.
 	DisableServiceLB bool
+	// HPA tunes the HorizontalPodAutoscaler controller (its sync period).
+	HPA hpa.Config
 }
 
 // New makes every controller on d.Cache with the default Config.
@@ -74,6 +77,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"endpoints", endpoints.New(d), 2},
 		{"endpointslice", endpoints.NewSlices(d), 2},
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
+		{"horizontal-pod-autoscaler", hpa.New(d, cfg.HPA), 2},
 	}
 	if !cfg.DisableServiceLB {
 		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,8 @@ type API struct {
 	recheckEvery  time.Duration
 
 	docs atomic.Pointer[documents]
+	// usage serves the metrics API (metrics.go).
+	usage atomic.Pointer[UsageSource]
 }
 
 // NewAPI checks cfg and builds the discovery and OpenAPI documents, which
@@ -153,6 +156,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == accessReviewPath {
 		noteAccessReview(r.Context())
 		a.reviewAccess(w, r, user)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, metricsPrefix) {
+		a.serveMetrics(w, r, user)
 		return
 	}
 	ri, err := parseRequest(a.reg.Kinds(), r)
