@@ -59,7 +59,7 @@ type Server struct {
 	schedCfg       scheduler.Config
 	newControllers NewControllers
 	usage          *monitorUsage // the metrics API's and the HPA's source
-	stops          []func() // undone in reverse order by Stop
+	stops          []func()      // undone in reverse order by Stop
 }
 
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then

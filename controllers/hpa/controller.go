@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 )
 
@@ -24,7 +25,7 @@ const Component = "horizontal-pod-autoscaler"
 const DefaultSyncPeriod = 15 * time.Second
 
 var (
-	hpaResource = controllers.MustResource("autoscaling", "horizontalpodautoscalers")
+	hpaResource = api.MustLookup("autoscaling", "v2", "horizontalpodautoscalers")
 	podResource = controllers.MustResource("", "pods")
 )
 

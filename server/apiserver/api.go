@@ -7,8 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 

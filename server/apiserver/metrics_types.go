@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -64,7 +64,7 @@ func nodeMetrics(node metav1.Object, u ReceivedUsage) NodeMetrics {
 	return NodeMetrics{TypeMeta: metav1.TypeMeta{Kind: "NodeMetrics", APIVersion: MetricsGroupVersion},
 		ObjectMeta: metav1.ObjectMeta{Name: node.GetName(), Labels: node.GetLabels(), CreationTimestamp: metav1.Now().Rfc3339Copy()},
 		Timestamp:  metav1.NewTime(u.At.Truncate(1e9)), Window: metav1.Duration{Duration: u.window()},
-		Usage:      usageList(u.Usage.CPU, u.Usage.Memory)}
+		Usage: usageList(u.Usage.CPU, u.Usage.Memory)}
 }
 
 func podMetrics(pod metav1.Object, u ReceivedUsage, p *mqtt.PodUsage) PodMetrics {
