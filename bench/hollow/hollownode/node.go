@@ -147,5 +147,20 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 	if len(c.Images) > 0 {
 		hb.Status.ImagePlatforms = c.Images
 	}
+	if c.UsagePods > 0 {
+		hb.Usage = syntheticUsage(c.UsagePods, hb.IntervalSeconds)
+	}
 	return hb
+}
+
+// syntheticUsage is a usage report of pods usage-0 .. usage-(n-1) in the
+// default namespace, two containers each, with made-up figures.
+func syntheticUsage(n int, window int32) *mqtt.Usage {
+	u := &mqtt.Usage{WindowSeconds: window, CPU: 1_234_567_890, Memory: 1_987_654_321}
+	for i := range n {
+		u.Pods = append(u.Pods, mqtt.PodUsage{Namespace: "default", Name: fmt.Sprintf("usage-%d", i),
+			Containers: []mqtt.ContainerUsage{{Name: "app", CPU: uint64(12_345_678 * (i + 1)), Memory: uint64(45_678_912 + i)},
+				{Name: "sidecar", CPU: 1_234_567, Memory: 8_765_432}}})
+	}
+	return u
 }
