@@ -31,17 +31,9 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *autoscalingv2.H
 		}
 	}
 	next, limited := h.limit(now, current, stable, b)
-	next, bounded, boundReason := bound(hpa, next)
+	next, boundReason := bound(hpa, next)
 	hpa.Status.DesiredReplicas = next
-	switch {
-	case bounded:
-		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionTrue, boundReason, "the desired replica count is beyond the HPA's bounds", now)
-	case limited:
-		reason := map[bool]string{true: "ScaleUpLimit", false: "ScaleDownLimit"}[stable > current]
-		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionTrue, reason, "the desired replica count is limited by the scaling policies", now)
-	default:
-		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range", now)
-	}
+	setLimited(hpa, boundReason, limited, stable > current, now)
 	if next != current {
 		if err := c.write(ctx, target, next); err != nil {
 			setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: "+err.Error(), now)
@@ -58,6 +50,21 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *autoscalingv2.H
 	return nil
 }
 
+// setLimited sets ScalingLimited: the bounds' reason if they held the
+// count, the policies' if they did, DesiredWithinRange otherwise.
+func setLimited(hpa *autoscalingv2.HorizontalPodAutoscaler, boundReason string, limited, up bool, now time.Time) {
+	switch {
+	case boundReason != "":
+		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionTrue, boundReason, "the desired replica count is beyond the HPA's bounds", now)
+	case limited && up:
+		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleUpLimit", "the desired replica count is increasing faster than the maximum scale rate", now)
+	case limited:
+		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionTrue, "ScaleDownLimit", "the desired replica count is decreasing faster than the maximum scale rate", now)
+	default:
+		setCondition(hpa, autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range", now)
+	}
+}
+
 func scaleReason(up bool) string {
 	if up {
 		return "a metric above target"
@@ -65,15 +72,16 @@ func scaleReason(up bool) string {
 	return "All metrics below target"
 }
 
-// bound holds n between minReplicas and maxReplicas.
-func bound(hpa *autoscalingv2.HorizontalPodAutoscaler, n int32) (int32, bool, string) {
+// bound holds n between minReplicas and maxReplicas, with the reason when
+// it had to.
+func bound(hpa *autoscalingv2.HorizontalPodAutoscaler, n int32) (int32, string) {
 	switch {
 	case n < minReplicas(hpa):
-		return minReplicas(hpa), true, "TooFewReplicas"
+		return minReplicas(hpa), "TooFewReplicas"
 	case n > hpa.Spec.MaxReplicas:
-		return hpa.Spec.MaxReplicas, true, "TooManyReplicas"
+		return hpa.Spec.MaxReplicas, "TooManyReplicas"
 	}
-	return n, false, ""
+	return n, ""
 }
 
 // write sets the target's replicas through the same rules as its scale
