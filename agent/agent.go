@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ready := &readyWatch{rec: a.events, node: a.node.NodeName}
 	a.goRun(func() { a.network.follow(ctx, ren.http, creds.ServerURL, creds.NodeName) })
 	a.tokens.connect(ren.http, creds.ServerURL)
-	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, ready.see) })
+	a.goRun(func() { heartbeats(ctx, cl, a.node, cfg.HeartbeatInterval, cfg.Logger, a.usage(), ready.see) })
 	cfg.Logger.Info("agent running", "node", a.node.NodeName, "rev", a.store.Rev())
 	<-ctx.Done()
 	return nil

@@ -51,7 +51,7 @@ func TestHeartbeatsRetrySoonWhenNotConnected(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		heartbeats(ctx, rec, cfg, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		heartbeats(ctx, rec, cfg, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -230,8 +230,9 @@ func (b *statusBatch) publish(ctx context.Context, pub Publisher, entries []mqtt
 // on the status topic (QoS 0) until ctx ends. A heartbeat that finds no
 // connection is dropped (the next one is complete too) and the next try
 // comes after a second, so a node that just connected is seen at once.
-// Each watch sees every collection (the node's Ready events).
-func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interval time.Duration, logger *slog.Logger, watch ...func(*nodeinfo.Node)) {
+// Each watch sees every collection (the node's Ready events); usage, when
+// not nil, gives the resource usage each heartbeat carries.
+func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interval time.Duration, logger *slog.Logger, usage func(context.Context) *mqtt.Usage, watch ...func(*nodeinfo.Node)) {
 	var seq uint64
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -243,7 +244,7 @@ func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interva
 		}
 		seq++
 		next := interval
-		if err := heartbeat(ctx, pub, cfg, seq, interval, watch); err != nil && ctx.Err() == nil {
+		if err := heartbeat(ctx, pub, cfg, seq, interval, usage, watch); err != nil && ctx.Err() == nil {
 			level := slog.LevelWarn
 			if errors.Is(err, client.ErrNotConnected) {
 				level, next = slog.LevelDebug, min(interval, time.Second)
@@ -254,7 +255,7 @@ func heartbeats(ctx context.Context, pub Publisher, cfg nodeinfo.Config, interva
 	}
 }
 
-func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint64, interval time.Duration, watch []func(*nodeinfo.Node)) error {
+func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint64, interval time.Duration, usage func(context.Context) *mqtt.Usage, watch []func(*nodeinfo.Node)) error {
 	n, err := nodeinfo.Collect(ctx, cfg)
 	if err != nil {
 		return err
@@ -262,7 +263,15 @@ func heartbeat(ctx context.Context, pub Publisher, cfg nodeinfo.Config, seq uint
 	for _, w := range watch {
 		w(n)
 	}
-	payload, err := n.Heartbeat(seq, interval).Encode()
+	h := n.Heartbeat(seq, interval)
+	if usage != nil {
+		h.Usage = usage(ctx)
+	}
+	payload, err := h.Encode()
+	if err != nil && h.Usage != nil {
+		h.Usage = nil // the node's figures go out anyway
+		payload, err = h.Encode()
+	}
 	if err != nil {
 		return err
 	}

@@ -9,23 +9,22 @@ import (
 )
 
 // HorizontalPodAutoscalers are stored as autoscaling/v2 and served as v2
-// and v1 (convert_hpa.go); no controller scales by them yet.
+// and v1 (convert_hpa.go); controllers/hpa scales by them.
 func init() {
-	const storedOnly = "no HPA controller yet: nothing scales by this HorizontalPodAutoscaler"
 	v2 := &Resource{Group: "autoscaling", Version: "v2", Name: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler",
 		Kind: "HorizontalPodAutoscaler", Namespaced: true, ShortNames: []string{"hpa"}, Categories: []string{"all"},
-		Subresources: []string{"status"}, StoredOnly: storedOnly,
-		newObject: func() Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
-		newList:   func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscalerList{} }}
+		Subresources: []string{"status"},
+		newObject:    func() Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
+		newList:      func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscalerList{} }}
 	register(v2, Rules{
 		Default:  func(o Object) { defaultHPA(o.(*autoscalingv2.HorizontalPodAutoscaler)) },
 		Validate: func(o Object) field.ErrorList { return validateHPA(o.(*autoscalingv2.HorizontalPodAutoscaler)) },
 	})
 	v1 := &Resource{Group: "autoscaling", Version: "v1", Name: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler",
 		Kind: "HorizontalPodAutoscaler", Namespaced: true, ShortNames: []string{"hpa"}, Categories: []string{"all"},
-		Subresources: []string{"status"}, StoredOnly: storedOnly,
-		newObject: func() Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
-		newList:   func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscalerList{} }}
+		Subresources: []string{"status"},
+		newObject:    func() Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
+		newList:      func() runtime.Object { return &autoscalingv1.HorizontalPodAutoscalerList{} }}
 	registerVersion(v1, v2, conversion{toStorage: hpaV1ToV2, fromStorage: hpaV2ToV1,
 		statusAnnotations: []string{AnnotationHPACurrentMetrics, AnnotationHPAConditions}}, Rules{
 		Default:  func(o Object) { defaultHPAv1(o.(*autoscalingv1.HorizontalPodAutoscaler)) },

@@ -70,6 +70,9 @@ type Deps struct {
 	Log    *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PodMetrics is the pods' usage (nil: none; the HPA controller then
+	// reports its metrics missing).
+	PodMetrics PodMetrics
 }
 
 // Clock returns d.Now, or time.Now when it is nil.

@@ -41,6 +41,10 @@ type Heartbeat struct {
 	// step with every heartbeat.
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Status      NodeReport        `json:"status"`
+	// Usage is what the node and its containers used over the last
+	// interval (usage.go), when the agent could measure it. The server
+	// keeps it in memory for the metrics API.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // NodeReport is the part of a Kubernetes NodeStatus an agent knows, with

@@ -60,6 +60,11 @@ func (h *Heartbeat) check() error {
 	if err := h.Status.check(); err != nil {
 		return fmt.Errorf("status.%w", err)
 	}
+	if h.Usage != nil {
+		if err := h.Usage.check(); err != nil {
+			return fmt.Errorf("usage.%w", err)
+		}
+	}
 	return nil
 }
 

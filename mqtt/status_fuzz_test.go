@@ -18,6 +18,8 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Add([]byte(`{"node":"n","seq":1,"status":{"capacity":{"cpu":"1e400"}}}`))
 	f.Add([]byte(`{"node":"n","node":"m"}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"node":"n","seq":1,"usage":{"window":10,"cpu":1,"mem":2,"pods":[{"ns":"a","name":"b","c":[{"n":"c","cpu":3,"mem":4}]}]}}`))
+	f.Add([]byte(`{"node":"n","seq":1,"usage":{"window":10,"cpu":-1,"pods":[{"ns":"a","name":"b","c":[]}]}}`))
 	f.Add([]byte(`{"node":"n","seq":1,"intervalSeconds":10,"annotations":{"bramble.io/vxlan-mac":"02:00:00:00:00:01",` +
 		`"bramble.io/node-ip":"10.0.0.1"},"status":{"capacity":{},"allocatable":{},"conditions":[],"nodeInfo":{}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -24,7 +24,10 @@ func sampleHeartbeat() *Heartbeat {
 			Addresses:          []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.5"}},
 			NodeInfo:           corev1.NodeSystemInfo{Architecture: "arm64", OperatingSystem: "linux", KernelVersion: "6.6.31"},
 			Images:             []corev1.ContainerImage{{Names: []string{"docker.io/library/nginx:1.27"}, SizeBytes: 70 << 20}},
-			TemperatureCelsius: &temp}}
+			TemperatureCelsius: &temp},
+		Usage: &Usage{WindowSeconds: 10, CPU: 850_000_000, Memory: 1 << 30,
+			Pods: []PodUsage{{Namespace: "default", Name: "web", Containers: []ContainerUsage{
+				{Name: "web", CPU: 200_000_000, Memory: 40 << 20}, {Name: "sidecar", CPU: 1_000_000, Memory: 8 << 20}}}}}}
 }
 
 func samplePodStatus() *PodStatusReport {

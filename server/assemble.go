@@ -166,6 +166,8 @@ func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) 
 		return fmt.Errorf("node status: %w", err)
 	}
 	s.stops = append(s.stops, s.Monitor.Stop)
+	s.usage = &monitorUsage{m: s.Monitor}
+	s.API.SetUsageSource(s.usage)
 	if err := s.startNodeEvents(bg, side.bus); err != nil {
 		return err
 	}

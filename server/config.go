@@ -38,6 +38,9 @@ type Config struct {
 	// NodeMonitorGracePeriod (--node-monitor-grace-period): how long a node
 	// may stay silent before it is Ready=Unknown; 0 adapts to the node count.
 	NodeMonitorGracePeriod time.Duration
+	// HPASyncPeriod (--horizontal-pod-autoscaler-sync-period): how often
+	// each HorizontalPodAutoscaler is looked at (0: 15 s).
+	HPASyncPeriod time.Duration
 	// ServiceCIDR (--service-cidr, default 10.43.0.0/16) and
 	// ServiceNodePortRange (--service-node-port-range, default
 	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.
@@ -167,6 +170,9 @@ func (c *Config) validate() error {
 	}
 	if c.CompactInterval < 0 {
 		return fmt.Errorf("--datastore-compact-interval %s: must not be negative", c.CompactInterval)
+	}
+	if c.HPASyncPeriod < 0 || (c.HPASyncPeriod > 0 && c.HPASyncPeriod < 100*time.Millisecond) {
+		return fmt.Errorf("--horizontal-pod-autoscaler-sync-period %s: want at least 100ms", c.HPASyncPeriod)
 	}
 	if c.NodeMonitorGracePeriod < 0 {
 		return fmt.Errorf("--node-monitor-grace-period %s: must not be negative (0 adapts it to the number of nodes)", c.NodeMonitorGracePeriod)

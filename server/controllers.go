@@ -42,7 +42,7 @@ func (s *Server) StartControllers() error {
 func (s *Server) startControllers(ctx context.Context) (ControllerSet, error) {
 	log := s.log.With("component", "controllers")
 	set, err := s.newControllers(controllers.Deps{
-		Cache: s.Cache.View(), Client: s.Client, Log: log,
+		Cache: s.Cache.View(), Client: s.Client, Log: log, PodMetrics: s.podMetrics(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("controllers: %w", err)

@@ -58,7 +58,8 @@ type Server struct {
 	bg             context.Context    // the background parts' context
 	schedCfg       scheduler.Config
 	newControllers NewControllers
-	stops          []func() // undone in reverse order by Stop
+	usage          *monitorUsage // the metrics API's and the HPA's source
+	stops          []func()      // undone in reverse order by Stop
 }
 
 // Run starts the server and blocks until ctx ends (SIGTERM/SIGINT), then

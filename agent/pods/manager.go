@@ -206,6 +206,20 @@ func (m *Manager) Runs(uid types.UID) bool {
 	return ok
 }
 
+// PodName returns the namespace and name of the pod with uid, if the
+// Manager runs it.
+func (m *Manager) PodName(uid types.UID) (namespace, name string, ok bool) {
+	m.mu.Lock()
+	w, ok := m.workers[uid]
+	m.mu.Unlock()
+	if !ok {
+		return "", "", false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pod.Namespace, w.pod.Name, true
+}
+
 func (m *Manager) startWorker(w *worker) {
 	if m.ctx == nil || w.started {
 		return

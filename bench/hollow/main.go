@@ -76,6 +76,7 @@ func parseFlags(args []string) (hollownode.Config, slog.Level, error) {
 	fs.StringVar(&storage, "local-storage", "", "local-path capacity each node reports, e.g. 64Gi (default: none)")
 	fs.StringVar(&labels, "labels", "", "extra node labels, k=v,k2=v2")
 	fs.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat interval")
+	fs.IntVar(&cfg.UsagePods, "usage-pods", 0, "pods of synthetic resource usage each heartbeat carries (0: none)")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "where node credentials are kept (default $TMPDIR/bramble-hollow)")
 	fs.DurationVar(&cfg.Stagger, "stagger", 5*time.Millisecond, "pause between starting two nodes")
 	fs.IntVar(&cfg.JoinWorkers, "join-workers", 8, "how many nodes join at once")

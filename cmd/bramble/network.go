@@ -8,6 +8,7 @@ import (
 
 	"github.com/bramble-edge/bramble/agent"
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/controllers/nodeipam"
 	"github.com/bramble-edge/bramble/server"
@@ -63,7 +64,7 @@ func controllersFor(cfg server.Config, backend string) (server.NewControllers, e
 	if err != nil {
 		return nil, err
 	}
-	mc := manager.Config{NodeIPAM: ipam, DisableServiceLB: off["servicelb"]}
+	mc := manager.Config{NodeIPAM: ipam, DisableServiceLB: off["servicelb"], HPA: hpa.Config{SyncPeriod: cfg.HPASyncPeriod}}
 	return func(d controllers.Deps) (server.ControllerSet, error) {
 		return manager.NewWithConfig(d, mc)
 	}, nil

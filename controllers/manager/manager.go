@@ -15,6 +15,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/disruption"
 	"github.com/bramble-edge/bramble/controllers/endpoints"
 	"github.com/bramble-edge/bramble/controllers/gc"
+	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodeipam"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
@@ -50,6 +51,8 @@ type Config struct {
 	// DisableServiceLB (--disable servicelb) leaves LoadBalancer Services
 	// to another controller.
 	DisableServiceLB bool
+	// HPA tunes the HorizontalPodAutoscaler controller (its sync period).
+	HPA hpa.Config
 }
 
 // New makes every controller on d.Cache with the default Config.
@@ -78,6 +81,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"endpointslice", endpoints.NewSlices(d), 2},
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
 		{"persistentvolume", volume.New(d), 2},
+		{"horizontal-pod-autoscaler", hpa.New(d, cfg.HPA), 2},
 	}
 	if !cfg.DisableServiceLB {
 		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})

@@ -92,6 +92,8 @@ type API struct {
 	recheckEvery  time.Duration
 
 	docs atomic.Pointer[documents]
+	// usage serves the metrics API (metrics.go).
+	usage atomic.Pointer[UsageSource]
 }
 
 // NewAPI checks cfg and builds the discovery and OpenAPI documents, which
@@ -189,6 +191,10 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if review := a.reviewHandler(r.URL.Path); review != nil {
 		review(w, r, user)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, metricsPrefix) {
+		a.serveMetricsAPI(w, r, user)
 		return
 	}
 	ri, err := parseRequest(a.reg.Kinds(), r)

@@ -53,5 +53,5 @@ func servedGroupNames() []string {
 			out = append(out, res.Group)
 		}
 	}
-	return out
+	return append(out, "metrics.k8s.io") // no kind: served from memory (metrics.go)
 }

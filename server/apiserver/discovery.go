@@ -66,6 +66,9 @@ func buildDiscovery(k kindView) (*discoveryDocs, error) {
 			return nil, fmt.Errorf("discovery %s: %w", g.name, err)
 		}
 	}
+	if err := d.addMetricsDiscovery(list); err != nil {
+		return nil, err
+	}
 	if d.groupList, err = json.Marshal(list); err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
@@ -153,6 +156,7 @@ func (d *discoveryDocs) buildAggregated(k kindView) error {
 			groups.Items = append(groups.Items, g)
 		}
 	}
+	groups.Items = append(groups.Items, metricsAggregated())
 	coreJSON, err := json.Marshal(core)
 	if err != nil {
 		return fmt.Errorf("aggregated discovery: %w", err)

@@ -48,6 +48,10 @@ type Config struct {
 	// each offers (the scheduler's architecture check reads them).
 	Images    map[string][]string
 	Heartbeat time.Duration // -heartbeat, default 10s
+	// UsagePods, when > 0, makes every heartbeat carry synthetic resource
+	// usage (node and that many pods of two containers), as a real agent's
+	// does (-usage-pods).
+	UsagePods int
 	// StateDir keeps each node's credentials (StateDir/<node>/), so a
 	// restarted fleet does not join again (-state-dir; default
 	// $TMPDIR/bramble-hollow).
@@ -119,6 +123,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-memory %s: want more than 0", c.Memory.String())
 	case c.MaxPods < 1:
 		return fmt.Errorf("max pods %d: want at least 1", c.MaxPods)
+	case c.UsagePods < 0 || c.UsagePods > mqtt.MaxUsagePods:
+		return fmt.Errorf("-usage-pods %d: want 0 to %d", c.UsagePods, mqtt.MaxUsagePods)
 	case c.Stagger < 0:
 		return fmt.Errorf("-stagger %s: must not be negative", c.Stagger)
 	}

@@ -153,5 +153,20 @@ func (n *Node) heartbeatTemplate() mqtt.Heartbeat {
 		hb.Annotations = map[string]string{api.AnnotationLocalStoragePath: "/var/lib/bramble/storage",
 			api.AnnotationLocalStorageCapacity: strconv.FormatInt(c.LocalStorage.Value(), 10)}
 	}
+	if c.UsagePods > 0 {
+		hb.Usage = syntheticUsage(c.UsagePods, hb.IntervalSeconds)
+	}
 	return hb
+}
+
+// syntheticUsage is a usage report of pods usage-0 .. usage-(n-1) in the
+// default namespace, two containers each, with made-up figures.
+func syntheticUsage(n int, window int32) *mqtt.Usage {
+	u := &mqtt.Usage{WindowSeconds: window, CPU: 1_234_567_890, Memory: 1_987_654_321}
+	for i := range n {
+		u.Pods = append(u.Pods, mqtt.PodUsage{Namespace: "default", Name: fmt.Sprintf("usage-%d", i),
+			Containers: []mqtt.ContainerUsage{{Name: "app", CPU: uint64(12_345_678 * (i + 1)), Memory: uint64(45_678_912 + i)},
+				{Name: "sidecar", CPU: 1_234_567, Memory: 8_765_432}}})
+	}
+	return u
 }
