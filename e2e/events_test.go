@@ -49,6 +49,15 @@ func TestAgentEvents(t *testing.T) {
 		out, _, _ := s.Kubectl("describe", "node", node)
 		return strings.Contains(out, "Rebooted") && strings.Contains(out, "Node pi-events has been rebooted, boot id: boot-two")
 	}, "kubectl describe node to show Rebooted")
+	// describe node is complete, as for a kubelet's node: every section
+	// kubectl prints from the Node and the pods bound to it.
+	desc := s.MustKubectl("describe", "node", node)
+	for _, section := range []string{"Conditions:", "Addresses:", "Capacity:", "Allocatable:", "System Info:",
+		"Kubelet Version:", "PodCIDR:", "Non-terminated Pods:", "Allocated resources:", "Events:"} {
+		if !strings.Contains(desc, section) {
+			t.Errorf("kubectl describe node %s: no %q section in\n%s", node, section, desc)
+		}
+	}
 	if evs := eventsAbout(t, s, "default", node); len(withReason(evs, "Rebooted")) != 1 || len(withReason(evs, "NodeReady")) != 1 {
 		t.Errorf("node events: got %s, want one Rebooted and one NodeReady", summary(evs))
 	}
