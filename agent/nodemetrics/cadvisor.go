@@ -37,8 +37,7 @@ func (k cadvisorCollector) Collect(ch chan<- prometheus.Metric) {
 			if cs.State.Running == nil || cs.ContainerID == "" {
 				continue
 			}
-			rel := filepath.Join("/", k.c.cfg.Namespace, containerID(cs.ContainerID))
-			s, ok := readCgroup(k.c.cfg.CgroupRoot, rel, v2)
+			rel, s, ok := k.containerCgroup(p, containerID(cs.ContainerID), v2)
 			if !ok {
 				continue
 			}
@@ -54,6 +53,21 @@ func (k cadvisorCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(memDesc, prometheus.GaugeValue, s.usage, labels...)
 		}
 	}
+}
+
+// containerCgroup reads a container's counters from under its pod's
+// cgroup (/<namespace>/pod<uid>/<id>, agent/runtime/podcgroup.go) or, for
+// a container started without one, from /<namespace>/<id>.
+func (k cadvisorCollector) containerCgroup(p *podInfo, id string, v2 bool) (string, cgroupStats, bool) {
+	for _, rel := range []string{
+		filepath.Join("/", k.c.cfg.Namespace, "pod"+string(p.uid), id),
+		filepath.Join("/", k.c.cfg.Namespace, id),
+	} {
+		if s, ok := readCgroup(k.c.cfg.CgroupRoot, rel, v2); ok {
+			return rel, s, true
+		}
+	}
+	return "", cgroupStats{}, false
 }
 
 // cgroupStats is one container's counters, in seconds and bytes.

@@ -25,7 +25,8 @@ type Config struct {
 	// reported (the SD card on a Pi).
 	DataDir string
 	// Namespace is the agent's containerd namespace; container cgroups
-	// are /<namespace>/<id> (runtime's default).
+	// are /<namespace>/pod<uid>/<id> under the pod's cgroup, or
+	// /<namespace>/<id> (runtime's default, containers without one).
 	Namespace string
 	// Alive reports whether a pod still runs here; statuses of other pods
 	// are forgotten when gathering. Nil keeps every pod seen.
@@ -47,6 +48,7 @@ type Collector struct {
 }
 
 type podInfo struct {
+	uid             types.UID
 	namespace, name string
 	phase           corev1.PodPhase
 	containers      []corev1.ContainerStatus
@@ -80,7 +82,7 @@ func (c *Collector) OnStatus(pod *corev1.Pod, st corev1.PodStatus) {
 			metrics.AgentContainerStarts.Inc()
 		}
 	}
-	c.pods[pod.UID] = &podInfo{namespace: pod.Namespace, name: pod.Name, phase: st.Phase,
+	c.pods[pod.UID] = &podInfo{uid: pod.UID, namespace: pod.Namespace, name: pod.Name, phase: st.Phase,
 		containers: append([]corev1.ContainerStatus(nil), st.ContainerStatuses...)}
 }
 

@@ -39,20 +39,28 @@ func runningPod(id string, restarts int32) (*corev1.Pod, corev1.PodStatus) {
 // and v2 layouts under cAdvisor's names and labels.
 func TestCadvisorV1AndV2(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		files map[string]string
+		name, id string
+		files    map[string]string
 	}{
-		{"v2", map[string]string{
+		{"v2", "/ns/abc", map[string]string{
 			"cgroup.controllers":    "cpu memory",
 			"ns/abc/cpu.stat":       "usage_usec 2500000\nnr_periods 10\nnr_throttled 4\nthrottled_usec 500000\n",
 			"ns/abc/memory.current": "1048576\n",
 			"ns/abc/memory.stat":    "anon 100\ninactive_file 48576\n",
 		}},
-		{"v1", map[string]string{
+		{"v1", "/ns/abc", map[string]string{
 			"cpuacct/ns/abc/cpuacct.usage":        "2500000000\n",
 			"cpu/ns/abc/cpu.stat":                 "nr_periods 10\nnr_throttled 4\nthrottled_time 500000000\n",
 			"memory/ns/abc/memory.usage_in_bytes": "1048576\n",
 			"memory/ns/abc/memory.stat":           "cache 5\ntotal_inactive_file 48576\n",
+		}},
+		// Under the pod's cgroup (agent/runtime/podcgroup.go), as the agent
+		// starts containers of pods with a pod cgroup.
+		{"v1 pod cgroup", "/ns/podu1/abc", map[string]string{
+			"cpuacct/ns/podu1/abc/cpuacct.usage":        "2500000000\n",
+			"cpu/ns/podu1/abc/cpu.stat":                 "nr_periods 10\nnr_throttled 4\nthrottled_time 500000000\n",
+			"memory/ns/podu1/abc/memory.usage_in_bytes": "1048576\n",
+			"memory/ns/podu1/abc/memory.stat":           "cache 5\ntotal_inactive_file 48576\n",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +74,7 @@ func TestCadvisorV1AndV2(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			labels := `{container="main",id="/ns/abc",image="busybox",namespace="default",pod="web"}`
+			labels := `{container="main",id="` + tc.id + `",image="busybox",namespace="default",pod="web"}`
 			for _, want := range []string{
 				"container_cpu_usage_seconds_total" + labels + " 2.5",
 				"container_memory_working_set_bytes" + labels + " 1e+06",
