@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -118,13 +120,23 @@ func zombie(stat []byte) bool {
 // removeCgroups removes the namespace's (empty) cgroups of every
 // controller: runc puts a container in /<namespace>/<id> by default.
 func removeCgroups(ns string) error {
-	dirs, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", ns, "*"))
 	tops, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", ns))
+	var dirs []string
+	for _, top := range tops {
+		_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, path)
+			}
+			return nil
+		})
+	}
+	// Deepest first: a pod's cgroup holds its containers' (agent/runtime
+	// podcgroup.go), and a cgroup with children cannot be removed.
+	sort.Slice(dirs, func(i, j int) bool {
+		return strings.Count(dirs[i], "/") > strings.Count(dirs[j], "/")
+	})
 	var errs []error
-	for _, dir := range append(dirs, tops...) {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			continue
-		}
+	for _, dir := range dirs {
 		if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove cgroup %s: %w", dir, err))
 		}
