@@ -78,7 +78,7 @@ func (t *Tokens) defaultSpec(spec *authenticationv1.TokenRequestSpec) field.Erro
 	case e < minExpirationSeconds:
 		errs = append(errs, field.Invalid(p, e, "may not specify a duration less than 10 minutes"))
 	case e > 1<<32:
-		errs = append(errs, field.TooLong(p, e, 1<<32))
+		errs = append(errs, field.Invalid(p, e, "may not specify a duration larger than 2^32 seconds"))
 	case e > max:
 		*spec.ExpirationSeconds = max // upstream caps at the maximum too
 	}
