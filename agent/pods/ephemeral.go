@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/agent/events"
 	"github.com/bramble-edge/bramble/agent/runtime"
 )
 
@@ -29,11 +30,25 @@ func (w *worker) syncEphemeral(ctx context.Context, pod *corev1.Pod) {
 		c := asContainer(&pod.Spec.EphemeralContainers[i])
 		st := w.ctr(c.Name)
 		w.observe(ctx, st)
-		if st.nextAttempt > 0 { // started once: never again
-			continue
+		switch {
+		case st.nextAttempt > 0: // started once: never again
+		case w.m.cfg.RefuseEphemeral:
+			w.refuseEphemeral(pod, st)
+		default:
+			w.startWhenDue(ctx, pod, c, st)
 		}
-		w.startWhenDue(ctx, pod, c, st)
 	}
+}
+
+// refuseEphemeral leaves st waiting on a node that refuses exec, with
+// one event saying why.
+func (w *worker) refuseEphemeral(pod *corev1.Pod, st *ctrState) {
+	if st.waiting == "CreateContainerConfigError" {
+		return
+	}
+	st.waiting = "CreateContainerConfigError"
+	st.message = fmt.Sprintf("ephemeral containers are refused on node %q (--disable-exec)", w.m.cfg.NodeName)
+	w.event(pod, st.name, events.Warning, "Failed", "Error: %s", st.message)
 }
 
 // ephemeralStatuses reports the ephemeral containers; they are never

@@ -66,3 +66,20 @@ func TestEphemeralTargetNotRunning(t *testing.T) {
 		t.Fatalf("got %+v, want CreateContainerConfigError naming the target", s.EphemeralContainerStatuses[0].State)
 	}
 }
+
+// TestEphemeralRefusedWithoutExec: a node that refuses exec does not run
+// ephemeral containers either; the status says why.
+func TestEphemeralRefusedWithoutExec(t *testing.T) {
+	h := newHarness(t, testPod(corev1.RestartPolicyAlways, "app"))
+	h.w.m.cfg.RefuseEphemeral = true
+	h.step()
+	h.pod.Spec.EphemeralContainers = []corev1.EphemeralContainer{ephemeral("dbg", "")}
+	s := h.step()
+	if n := len(h.rt.running("dbg")); n != 0 {
+		t.Fatalf("got %d running dbg containers, want 0", n)
+	}
+	w := s.EphemeralContainerStatuses[0].State.Waiting
+	if w == nil || !strings.Contains(w.Message, `ephemeral containers are refused on node "pi-1" (--disable-exec)`) {
+		t.Fatalf("got %+v, want waiting with the refusal", s.EphemeralContainerStatuses[0].State)
+	}
+}
