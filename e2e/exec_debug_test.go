@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ func testDebug(t *testing.T, s *cluster.Server, node string) {
 	for _, v := range attachVersions {
 		t.Run(v, func(t *testing.T) { testDebugEphemeral(t, s, kubectlBin(v), "dbg-"+strings.ReplaceAll(v, ".", "")) })
 	}
+	t.Run("volume", func(t *testing.T) { testDebugVolume(t, s) })
 	t.Run("node", func(t *testing.T) { testDebugNode(t, s, node) })
 	t.Run("copy", func(t *testing.T) { testDebugCopy(t, s) })
 }
@@ -99,4 +101,31 @@ func testDebugCopy(t *testing.T, s *cluster.Server) {
 		return err == nil && strings.Contains(out, "COPY-OK")
 	}, "the copy's debugging container")
 	s.Kubectl("delete", "pod", "-n", "work", "web-copy", "--wait=false")
+}
+
+// testDebugVolume: an ephemeral container mounts one of the pod's volumes
+// (its service account token's, with kubectl 1.33's --custom).
+func testDebugVolume(t *testing.T, s *cluster.Server) {
+	vol, _, err := s.Kubectl("get", "pod", "web", "-n", "work", "-o", "jsonpath={.spec.volumes[0].name}")
+	if err != nil || vol == "" {
+		t.Fatalf("web's first volume: %v, got %q", err, vol)
+	}
+	custom := filepath.Join(t.TempDir(), "custom.json")
+	if err := os.WriteFile(custom, []byte(`{"volumeMounts":[{"name":"`+vol+`","mountPath":"/sa"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := s.KubectlWith(kubectlBin("1.33"), s.Kubeconfig, "", "-n", "work", "debug", "pod/web", debugImage,
+		"--image-pull-policy=Never", "-c", "dbg-vol", "--custom="+custom, "--", "sh", "-c", "echo ns-$(cat /sa/namespace)"); err != nil {
+		t.Fatalf("kubectl debug --custom: %v: %s", err, stderr)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, stderr, err := s.Kubectl("logs", "-n", "work", "web", "-c", "dbg-vol")
+		if err == nil && out == "ns-work\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			st, _, _ := s.Kubectl("get", "pod", "web", "-n", "work", "-o", "jsonpath={.status.ephemeralContainerStatuses}")
+			t.Fatalf("kubectl logs -c dbg-vol: got %q, %v %s; want ns-work, read from volume %s; statuses %s", out, err, stderr, vol, st)
+		}
+	}
 }
