@@ -187,7 +187,7 @@ func (a *agent) build(ctx context.Context) error {
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),
 		ServicesSynced: storeServicesSynced(a.store, func() bool { return a.net != nil }),
-		Claims:         a.store.Claim})
+		Claims:         a.store.Claim, RefuseEphemeral: cfg.DisableExec})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}

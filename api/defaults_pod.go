@@ -102,6 +102,9 @@ func defaultPodSpec(s *corev1.PodSpec) {
 	for i := range s.Containers {
 		defaultContainer(&s.Containers[i], s.HostNetwork)
 	}
+	for i := range s.EphemeralContainers {
+		defaultContainer(EphemeralContainer(&s.EphemeralContainers[i]), s.HostNetwork)
+	}
 	for i := range s.Volumes {
 		defaultVolume(&s.Volumes[i])
 	}

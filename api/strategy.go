@@ -119,6 +119,9 @@ func PrepareForUpdate(r *Resource, obj, old Object) {
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		ns.Spec.Finalizers = fresh.(*corev1.Namespace).Spec.Finalizers
 	}
+	if p, ok := obj.(*corev1.Pod); ok { // changed only through pods/ephemeralcontainers
+		p.Spec.EphemeralContainers = fresh.(*corev1.Pod).Spec.EphemeralContainers
+	}
 	if k := rulesOf(obj); k != nil && k.PrepareUpdate != nil {
 		k.PrepareUpdate(obj, old)
 	}

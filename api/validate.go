@@ -19,6 +19,9 @@ import (
 // (for namespaced kinds) and metadata.uid already set by the server.
 func ValidateCreate(r *Resource, obj Object) field.ErrorList {
 	errs := validateMeta(r, obj)
+	if p, ok := obj.(*corev1.Pod); ok {
+		errs = append(errs, ephemeralOnCreate(&p.Spec)...)
+	}
 	return append(errs, validateKind(obj)...)
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 	"github.com/bramble-edge/bramble/e2e/cluster"
@@ -37,4 +38,21 @@ func testExecRefusals(t *testing.T, s *cluster.Server, d *runtimetest.Daemon) {
 			t.Errorf("kubectl %s exec on a --disable-exec node: got %v, stderr %q; want the refusal naming the flag", v, err, errOut)
 		}
 	}
+	testDebugRefusals(t, s, viewerKC)
+}
+
+// testDebugRefusals: a viewer may not add an ephemeral container, and a
+// --disable-exec node does not run one.
+func testDebugRefusals(t *testing.T, s *cluster.Server, viewerKC string) {
+	_, errOut, err := s.KubectlWith(kubectlBin("1.33"), viewerKC, "", "-n", "work", "debug", "box", debugImage, "--", "true")
+	if err == nil || !strings.Contains(strings.ToLower(errOut), "forbidden") {
+		t.Errorf("kubectl debug as a viewer: got %v, stderr %q; want forbidden", err, errOut)
+	}
+	if _, stderr, err := s.Kubectl("-n", "work", "debug", "locked", debugImage, "--image-pull-policy=Never", "-c", "dbg", "--", "true"); err != nil {
+		t.Fatalf("kubectl debug on the locked node: %v: %s", err, stderr)
+	}
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		out, _, err := s.Kubectl("get", "pod", "locked", "-n", "work", "-o", "jsonpath={.status.ephemeralContainerStatuses[0].state.waiting.message}")
+		return err == nil && strings.Contains(out, `refused on node "pi-locked" (--disable-exec)`)
+	}, "the locked node to refuse the ephemeral container")
 }

@@ -39,6 +39,7 @@ func TestExec(t *testing.T) {
 		t.Run(v, func(t *testing.T) { testExecWith(t, s, kubectlBin(v)) })
 	}
 	t.Run("attach", func(t *testing.T) { testAttach(t, s, node) })
+	t.Run("debug", func(t *testing.T) { testDebug(t, s, node) })
 	t.Run("refusals", func(t *testing.T) { testExecRefusals(t, s, d) })
 	if t.Failed() {
 		t.Logf("server and embedded agent output:\n%s", s.Logs())

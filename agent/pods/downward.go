@@ -79,9 +79,13 @@ func ceilDiv(a, b int64) int64 {
 	return (a + b - 1) / b
 }
 
-// podContainer finds a container (init ones included); "" is the first.
+// podContainer finds a container (init and ephemeral ones included); ""
+// is the first.
 func podContainer(pod *corev1.Pod, name string) *corev1.Container {
 	all := append(append([]corev1.Container{}, pod.Spec.Containers...), pod.Spec.InitContainers...)
+	for i := range pod.Spec.EphemeralContainers {
+		all = append(all, *asContainer(&pod.Spec.EphemeralContainers[i]))
+	}
 	for i := range all {
 		if all[i].Name == name || name == "" {
 			return &all[i]

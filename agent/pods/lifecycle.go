@@ -12,7 +12,7 @@ import (
 )
 
 // sync moves the pod one step towards its spec: volumes, then init
-// containers one at a time, then the app containers.
+// containers one at a time, then the app containers, then ephemeral ones.
 func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	if w.startTime.IsZero() {
 		w.startTime = w.m.cfg.Clock.Now()
@@ -46,6 +46,7 @@ func (w *worker) sync(ctx context.Context, pod *corev1.Pod) {
 	for i := range pod.Spec.Containers {
 		w.syncApp(ctx, pod, &pod.Spec.Containers[i], pod.Spec.RestartPolicy)
 	}
+	w.syncEphemeral(ctx, pod)
 }
 
 // terminal reports a pod whose phase can no longer change.

@@ -86,6 +86,9 @@ type Config struct {
 	// Tokens gives serviceAccountToken projections their tokens (nil:
 	// such volumes fail).
 	Tokens TokenSource
+	// RefuseEphemeral leaves ephemeral containers waiting (the agent's
+	// --disable-exec: a debugging container runs what exec would).
+	RefuseEphemeral bool
 }
 
 func (c *Config) setDefaults() error {

@@ -134,11 +134,18 @@ func pick[T any](container, pod *T) *T {
 // security resolves c's security context; in a pod sharing its process
 // namespace, c joins the PID namespace of the first running app container
 // (the kubelet's pause container holds it upstream; here the namespace
-// ends when that container's main process does).
+// ends when that container's main process does). An ephemeral container
+// with a target joins the target's (ephemeral.go).
 func (w *worker) security(pod *corev1.Pod, c *corev1.Container) (runtime.Security, error) {
 	sec, err := securityFor(pod, c, w.m.cfg.SeccompRoot)
-	if err != nil || !isTrue(pod.Spec.ShareProcessNamespace) || pod.Spec.HostPID {
+	if err != nil || pod.Spec.HostPID {
 		return sec, err
+	}
+	if target := ephemeralTarget(pod, c.Name); target != "" {
+		return w.joinTarget(sec, target)
+	}
+	if !isTrue(pod.Spec.ShareProcessNamespace) {
+		return sec, nil
 	}
 	for i := range pod.Spec.Containers {
 		st := w.ctrs[pod.Spec.Containers[i].Name]

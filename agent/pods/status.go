@@ -39,6 +39,7 @@ func (w *worker) status(pod *corev1.Pod) corev1.PodStatus {
 	for i := range pod.Spec.Containers {
 		s.ContainerStatuses = append(s.ContainerStatuses, w.containerStatus(&pod.Spec.Containers[i], false))
 	}
+	s.EphemeralContainerStatuses = w.ephemeralStatuses(pod)
 	s.Phase = podPhase(pod.Spec.RestartPolicy, regularInits(s.InitContainerStatuses), s.ContainerStatuses)
 	w.applyFailure(&s)
 	s.Conditions = append(w.conditions(s), w.disruption()...)

@@ -33,10 +33,11 @@ var (
 		"log":      {"get"},
 		// exec, attach and port-forward are upgrades kubectl makes with
 		// POST (SPDY) or GET (WebSocket); both are authorized as create.
-		"exec":        {"create", "get"},
-		"attach":      {"create", "get"},
-		"portforward": {"create", "get"},
-		"approval":    {"get", "patch", "update"},
+		"exec":                {"create", "get"},
+		"attach":              {"create", "get"},
+		"portforward":         {"create", "get"},
+		"approval":            {"get", "patch", "update"},
+		"ephemeralcontainers": {"get", "patch", "update"},
 	}
 )
 

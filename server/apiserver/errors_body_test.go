@@ -21,7 +21,7 @@ var errorBodies = []struct {
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
 	{"unknown group resource", req{method: "GET", path: "/apis/apps/v1/namespaces/default/widgets"},
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
-	{"unknown subresource", req{method: "PATCH", path: podPath + "/p/ephemeralcontainers", body: "{}", contentType: "application/strategic-merge-patch+json"},
+	{"unknown subresource", req{method: "PATCH", path: podPath + "/p/resize", body: "{}", contentType: "application/strategic-merge-patch+json"},
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
 	{"missing object", req{method: "GET", path: cmPath + "/nope"},
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"configmaps \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"configmaps"},"code":404}`},

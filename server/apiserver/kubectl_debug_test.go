@@ -3,32 +3,33 @@
 package apiserver
 
 import (
-	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 )
 
-// TestKubectlDebugFailsCleanly: the ephemeralcontainers subresource is not
-// served yet, and kubectl debug says so instead of panicking on a 404
-// Status without details.
-func TestKubectlDebugFailsCleanly(t *testing.T) {
+// TestKubectlDebugAddsEphemeralContainer: kubectl debug patches
+// pods/ephemeralcontainers; the container is stored with upstream's
+// defaults, and a refusal names the field.
+func TestKubectlDebugAddsEphemeralContainer(t *testing.T) {
 	eachKubectl(t, func(t *testing.T, k *kubectlEnv) {
 		createBoundPod(t, k.testEnv, "x", "node-1")
-		out, err := k.run(t, "", "debug", "pod/x", "-it", "--image=busybox")
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-			t.Fatalf("got %v, want exit status 1; output:\n%s", err, out)
+		wantContains(t, k.ok(t, "", "get", "--raw", "/api/v1"), `"name":"pods/ephemeralcontainers"`)
+		k.ok(t, "", "debug", "pod/x", "--image=busybox:1", "-c", "dbg", "--target=main", "--", "sleep", "1")
+		got := k.ok(t, "", "get", "pod", "x", "-o", "jsonpath={.spec.ephemeralContainers[0].name} "+
+			"{.spec.ephemeralContainers[0].targetContainerName} {.spec.ephemeralContainers[0].imagePullPolicy} "+
+			"{.spec.ephemeralContainers[0].terminationMessagePath}")
+		if got != "dbg main IfNotPresent /dev/termination-log" {
+			t.Fatalf("got %q, want dbg main IfNotPresent /dev/termination-log", got)
 		}
+		out, err := k.run(t, "", "debug", "pod/x", "--image=busybox:1", "-c", "main")
+		if err == nil {
+			t.Fatalf("debug with a container name taken: no error; output:\n%s", out)
+		}
+		wantContains(t, out, `spec.ephemeralContainers[1].name: Duplicate value: "main"`)
 		for _, bad := range []string{"panic", "goroutine"} {
-			if containsFold(out, bad) {
+			if strings.Contains(strings.ToLower(out), bad) {
 				t.Fatalf("kubectl debug output has %q:\n%s", bad, out)
 			}
 		}
-		wantContains(t, out, "ephemeral containers are disabled for this cluster")
 	})
-}
-
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }

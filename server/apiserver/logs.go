@@ -144,14 +144,18 @@ func parseSinceTime(v string, opts *corev1.PodLogOptions) error {
 	return nil
 }
 
-// pickContainer resolves the container to read: the one asked for, the
-// pod's only container, or its default-container annotation.
+// pickContainer resolves the container to read (init and ephemeral ones
+// included): the one asked for, the pod's only container, or its
+// default-container annotation.
 func pickContainer(pod *corev1.Pod, name string) (string, error) {
 	var names []string
 	for _, c := range pod.Spec.Containers {
 		names = append(names, c.Name)
 	}
 	for _, c := range pod.Spec.InitContainers {
+		names = append(names, c.Name)
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
 		names = append(names, c.Name)
 	}
 	if name == "" {

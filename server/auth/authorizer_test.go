@@ -162,6 +162,8 @@ func TestAuthorizeNodePodsAndReferences(t *testing.T) {
 		{"patch other pod status", node1, res("patch", "", "pods", "status", "default", "web-2"), false},
 		{"create pod", node1, res("create", "", "pods", "", "default", "x"), false},
 		{"update own pod spec", node1, res("update", "", "pods", "", "default", "web-1"), false},
+		{"add ephemeral container to own pod", node1, res("patch", "", "pods", "ephemeralcontainers", "default", "web-1"), false},
+		{"put ephemeral containers of own pod", node1, res("update", "", "pods", "ephemeralcontainers", "default", "web-1"), false},
 		{"own pod log", node1, res("get", "", "pods", "log", "default", "web-1"), false},
 		{"bind pod", node1, res("create", "", "pods", "binding", "default", "pending"), false},
 		{"get referenced secret", node1, res("get", "", "secrets", "", "default", "db"), true},

@@ -16,7 +16,7 @@ type Mutation struct {
 	Resource  *api.Resource
 	Namespace string
 	Name      string
-	// Subresource is "" or "status": it picks the admission (spec and
+	// Subresource is "", "status" or "ephemeralcontainers": it picks the admission (spec and
 	// metadata, or status only). Writes the registry makes itself
 	// (bindings, scale) set Admit instead.
 	Subresource string
@@ -146,10 +146,14 @@ func admitUpdate(res *api.Resource, sub string) func(next, cur api.Object) error
 		st := res.Strategy()
 		st.Default(next)
 		var errs field.ErrorList
-		if sub == "status" || sub == "approval" { // a CSR's approval is a status write
+		switch sub {
+		case "status", "approval": // a CSR's approval is a status write
 			st.PrepareForStatusUpdate(res, next, cur)
 			errs = st.ValidateStatusUpdate(res, next, cur)
-		} else {
+		case api.SubresourceEphemeral:
+			api.PrepareForEphemeralUpdate(next, cur)
+			errs = api.ValidateEphemeralUpdate(next, cur)
+		default:
 			st.PrepareForUpdate(res, next, cur)
 			errs = st.ValidateUpdate(res, next, cur)
 		}
