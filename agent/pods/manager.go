@@ -86,6 +86,10 @@ type Config struct {
 	// Tokens gives serviceAccountToken projections their tokens (nil:
 	// such volumes fail).
 	Tokens TokenSource
+	// OnFinished, when set, is called once a pod whose desired copy has a
+	// deletionTimestamp has stopped: every container stopped and removed,
+	// its final status handed to the StatusFunc first.
+	OnFinished func(pod *corev1.Pod)
 }
 
 func (c *Config) setDefaults() error {
