@@ -171,3 +171,35 @@ func TestPodDeleteCollectionIsGraceful(t *testing.T) {
 }
 
 func secs(n int64) *int64 { return &n }
+
+// A namespace being deleted waits for its terminating pods: it goes once
+// the node finished the last one.
+func TestNamespaceWaitsForTerminatingPods(t *testing.T) {
+	e := newGraceEnv(t)
+	ctx := context.Background()
+	if _, err := e.r.Create(ctx, namespacesResource, "", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if _, err := e.r.Create(ctx, podsResource, "shop", p, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.r.Delete(ctx, namespacesResource, "", "shop", nil); err != nil {
+		t.Fatal(err)
+	}
+	pod, err := e.r.Get(ctx, podsResource, "shop", "web")
+	if err != nil || pod.GetDeletionTimestamp() == nil {
+		t.Fatalf("pod web: got stored %v (err %v), want it terminating", pod != nil, err)
+	}
+	if _, err := e.r.Get(ctx, namespacesResource, "", "shop"); err != nil {
+		t.Fatalf("namespace shop: got %v, want it kept while its pod terminates", err)
+	}
+	opts := &DeleteOptions{DeleteOptions: &metav1.DeleteOptions{GracePeriodSeconds: secs(0)}}
+	if _, err := e.r.Delete(ctx, podsResource, "shop", "web", opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.r.Get(ctx, namespacesResource, "", "shop"); !apierrors.IsNotFound(err) {
+		t.Fatalf("namespace shop after its last pod went: got %v, want NotFound", err)
+	}
+}
