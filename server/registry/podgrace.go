@@ -78,8 +78,9 @@ func podFinished(pod *corev1.Pod) bool {
 // grace 0 without finalizers removes the pod; an unchanged mark writes
 // nothing.
 func (r *Registry) markGraceful(ctx context.Context, cur api.Object, kv *datastore.KeyValue, fins []string, m *graceMark, dryRun bool) (api.Object, error) {
+	had := cur.GetDeletionGracePeriodSeconds()
 	unchanged := cur.GetDeletionTimestamp() != nil && cur.GetDeletionTimestamp().Equal(&m.at) &&
-		*cur.GetDeletionGracePeriodSeconds() == m.grace && sameFinalizers(fins, cur.GetFinalizers())
+		had != nil && *had == m.grace && sameFinalizers(fins, cur.GetFinalizers())
 	cur.SetDeletionTimestamp(&m.at)
 	cur.SetDeletionGracePeriodSeconds(&m.grace)
 	cur.SetFinalizers(fins)
