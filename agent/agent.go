@@ -45,6 +45,7 @@ type agent struct {
 	rt      *runtime.Containerd
 	store   *Store
 	manager *pods.Manager
+	finish  *finisher              // finish.go
 	metrics *nodemetrics.Collector // the node proxy's /metrics and /metrics/cadvisor
 	applier *Applier
 	status  *statusBatch
@@ -92,7 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 	streamRPC := a.streamHandler(ren, creds.ServerURL)
 	defer streamRPC.Close()
 	cl, err := client.Connect(ctx, client.Config{Credentials: creds, Certs: ren.src, Roots: ren.roots, Applier: a.applier,
-		Rev: a.store.Rev(), Logger: cfg.Logger, OnConnect: a.status.resend,
+		Rev: a.store.Rev(), Logger: cfg.Logger, OnConnect: func() { a.status.resend(); a.finish.poke() },
 		OnRPC: func(c *client.Client, topic string, payload []byte) {
 			logRPC.Handle(c, topic, payload)
 			streamRPC.Handle(topic, payload)
@@ -103,6 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cl.Close()
 	a.status.setPublisher(cl)
 	a.goRun(func() { a.events.Run(ctx, cl) })
+	a.goRun(func() { a.finish.run(ctx) })
 	ren.onNew = cl.CertificateRenewed
 	a.goRun(func() { ren.watchBundle(ctx, cfg.CABundleInterval) })
 	a.goRun(func() { clock.run(ctx) })
@@ -187,11 +189,13 @@ func (a *agent) build(ctx context.Context) error {
 		PodLogDir: cfg.PodLogDir, ContainerLogDir: cfg.ContainerLogDir, Network: a.network.sb,
 		Events: podEvents{rec: a.events, static: isStaticUID}, Services: storeServiceEnv(a.store, cfg.Logger),
 		ServicesSynced: storeServicesSynced(a.store, func() bool { return a.net != nil }),
-		Claims:         a.store.Claim, RefuseEphemeral: cfg.DisableExec})
+		Claims:         a.store.Claim, RefuseEphemeral: cfg.DisableExec, OnFinished: a.status.OnFinished})
 	if err != nil {
 		return fmt.Errorf("pod manager: %w", err)
 	}
 	a.status.alive = a.manager.Runs
+	a.finish = &finisher{node: node.NodeName, pods: storePods(a.store, cfg.Logger), runs: a.manager.Runs, rt: a.rt,
+		finish: a.status.OnFinished, log: cfg.Logger, kick: make(chan struct{}, 1)}
 	a.applier = NewApplier(a.store, a.manager)
 	a.applier.SetHeldBack(func(pod *corev1.Pod, err error) { a.status.OnStatus(pod, heldBackStatus(err)) })
 	if a.net, err = newNetwork(cfg, node.NodeName, node.NodeIP, a.store); err != nil {

@@ -118,6 +118,32 @@ func (b *statusBatch) OnStatus(pod *corev1.Pod, status corev1.PodStatus) {
 	b.poke()
 }
 
+// OnFinished is the pods.Config.OnFinished: the pod's last status (or,
+// when none was reported, the status of its desired copy) goes out once
+// more, marked Finished, so the server deletes the pod.
+func (b *statusBatch) OnFinished(pod *corev1.Pod) {
+	if b.static(pod.UID) {
+		return
+	}
+	k := pod.Namespace + "/" + pod.Name
+	b.mu.Lock()
+	e, ok := b.pending[k]
+	if !ok || e.UID != string(pod.UID) {
+		e, ok = b.sent[k]
+	}
+	if !ok || e.UID != string(pod.UID) {
+		e = mqtt.PodStatusEntry{Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID), Status: *pod.Status.DeepCopy()}
+		if e.Status.Phase == "" {
+			e.Status.Phase = corev1.PodPending
+		}
+	}
+	e.Finished = true
+	b.pending[k] = e
+	b.mu.Unlock()
+	b.logger.Debug("pod finished", "pod", k)
+	b.poke()
+}
+
 // podReady reads the pod's Ready condition.
 func podReady(status corev1.PodStatus) bool {
 	for _, c := range status.Conditions {

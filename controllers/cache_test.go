@@ -74,7 +74,8 @@ func TestCacheListsThenFollowsTheWatch(t *testing.T) {
 	if _, err := e.Client.Update(e.Ctx, moved); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Client.Delete(e.Ctx, podsRes, "default", "before", controllers.DeleteOptions{}); err != nil {
+	zero := int64(0) // "before" is bound to a node: only a force delete removes it at once
+	if err := e.Client.Delete(e.Ctx, podsRes, "default", "before", controllers.DeleteOptions{GracePeriod: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"add before", "add after", "update after", "delete before"}

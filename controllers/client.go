@@ -37,6 +37,9 @@ type DeleteOptions struct {
 	UID string
 	// Propagation is Background when empty.
 	Propagation metav1.DeletionPropagation
+	// GracePeriod, when set, is the delete's gracePeriodSeconds: 0 removes
+	// a pod at once (a force delete), without waiting for its node.
+	GracePeriod *int64
 }
 
 // KeyOf is an object's work-queue key: "namespace/name", or "name" for

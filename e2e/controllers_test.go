@@ -191,10 +191,17 @@ spec:
 	if out := s.MustKubectl("get", "node", "lost-0"); !strings.Contains(out, "NotReady") {
 		t.Errorf("kubectl get node lost-0: want NotReady, got:\n%s", out)
 	}
+	// Evicted pods stay Terminating while their node is unreachable (as
+	// upstream: their containers may still run); their replacements run
+	// on the other nodes.
 	cluster.WaitFor(t, 60*time.Second, func() bool {
-		web := listPods(s, "app=web")
+		web := notTerminating(listPods(s, "app=web"))
 		return podsOn(web, "lost-0") == 0 && countImage(web, "v1") == 6 && readyCount(web) == 6
 	}, "the web pods of lost-0 to be re-created on the other nodes")
+	stuck := podsOn(listPods(s, "app=web"), "lost-0")
+	if stuck == 0 {
+		t.Errorf("web pods of the unreachable node: got none stored, want them Terminating until the node is back")
+	}
 	if n := podsOn(listPods(s, "app=agentd"), "lost-0"); n != 1 {
 		t.Errorf("DaemonSet pods on the lost node: got %d, want 1 (never evicted)", n)
 	}
@@ -210,6 +217,20 @@ spec:
 		return err == nil && out == "" && strings.Contains(s.MustKubectl("get", "node", "lost-0"), " Ready ")
 	}, "lost-0 to be Ready and untainted again")
 	waitPodsOnNodes(t, s, "app=agentd", "lost-0", "stay-0", "stay-1")
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		return podsOn(listPods(s, "app=web"), "lost-0") == 0
+	}, "the node back to finish the deletion of its evicted web pods")
+}
+
+// notTerminating drops the pods being deleted.
+func notTerminating(pods []corev1.Pod) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // TestCascadingDelete deletes owners with each propagation policy.

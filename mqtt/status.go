@@ -103,6 +103,11 @@ type PodStatusEntry struct {
 	Name      string           `json:"name"`
 	UID       string           `json:"uid"`
 	Status    corev1.PodStatus `json:"status"`
+	// Finished says the node stopped every container of this pod, which
+	// its desired copy marks with a deletionTimestamp, and Status is its
+	// final status: the server writes it, then deletes the pod (grace 0,
+	// this UID), as the kubelet does once a pod has terminated.
+	Finished bool `json:"finished,omitempty"`
 }
 
 // Encode checks h and returns its JSON payload.

@@ -41,6 +41,9 @@ type Config struct {
 	// HPASyncPeriod (--horizontal-pod-autoscaler-sync-period): how often
 	// each HorizontalPodAutoscaler is looked at (0: 15 s).
 	HPASyncPeriod time.Duration
+	// TerminatedPodGCThreshold (--terminated-pod-gc-threshold): how many
+	// finished pods the pod GC keeps (0: 12500; negative: all).
+	TerminatedPodGCThreshold int
 	// ServiceCIDR (--service-cidr, default 10.43.0.0/16) and
 	// ServiceNodePortRange (--service-node-port-range, default
 	// 30000-32767) are where Services' ClusterIPs and NodePorts come from.

@@ -89,6 +89,10 @@ type Config struct {
 	// RefuseEphemeral leaves ephemeral containers waiting (the agent's
 	// --disable-exec: a debugging container runs what exec would).
 	RefuseEphemeral bool
+	// OnFinished, when set, is called once a pod whose desired copy has a
+	// deletionTimestamp has stopped: every container stopped and removed,
+	// its final status handed to the StatusFunc first.
+	OnFinished func(pod *corev1.Pod)
 }
 
 func (c *Config) setDefaults() error {

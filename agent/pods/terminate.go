@@ -22,6 +22,17 @@ func (w *worker) terminate(ctx context.Context, pod *corev1.Pod) {
 		w.report(pod)
 	}
 	w.removeAll(ctx, pod)
+	w.finished(ctx, pod)
+}
+
+// finished tells the agent that a pod the API is deleting has stopped, so
+// it can ask the server to finish the deletion. A pod merely dropped from
+// the desired set (force-deleted) or an agent stopping tells nothing.
+func (w *worker) finished(ctx context.Context, pod *corev1.Pod) {
+	if pod.DeletionTimestamp == nil || ctx.Err() != nil || w.m.cfg.OnFinished == nil {
+		return
+	}
+	w.m.cfg.OnFinished(pod)
 }
 
 // removeAll removes every container of the pod, adopted or not.

@@ -11,6 +11,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/controllers/nodeipam"
+	"github.com/bramble-edge/bramble/controllers/podgc"
 	"github.com/bramble-edge/bramble/server"
 )
 
@@ -64,7 +65,8 @@ func controllersFor(cfg server.Config, backend string) (server.NewControllers, e
 	if err != nil {
 		return nil, err
 	}
-	mc := manager.Config{NodeIPAM: ipam, DisableServiceLB: off["servicelb"], HPA: hpa.Config{SyncPeriod: cfg.HPASyncPeriod}}
+	mc := manager.Config{NodeIPAM: ipam, DisableServiceLB: off["servicelb"], HPA: hpa.Config{SyncPeriod: cfg.HPASyncPeriod},
+		PodGC: podgc.Config{Threshold: cfg.TerminatedPodGCThreshold}}
 	return func(d controllers.Deps) (server.ControllerSet, error) {
 		return manager.NewWithConfig(d, mc)
 	}, nil

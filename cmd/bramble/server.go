@@ -13,6 +13,7 @@ import (
 
 	"github.com/bramble-edge/bramble/agent"
 	"github.com/bramble-edge/bramble/controllers/hpa"
+	"github.com/bramble-edge/bramble/controllers/podgc"
 	"github.com/bramble-edge/bramble/imageregistry"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
@@ -66,6 +67,7 @@ func addServerFlags(f *pflag.FlagSet, cfg *server.Config) {
 	f.StringVar(&cfg.MosquittoACL, "mosquitto-acl", "", "with --mqtt-broker: mosquitto's ACL file, rewritten when nodes join or are deleted")
 	f.StringVar(&cfg.MosquittoPID, "mosquitto-pid", "", "with --mosquitto-acl: mosquitto's pid file, signalled (SIGHUP) to reload the ACL")
 	f.DurationVar(&cfg.HPASyncPeriod, "horizontal-pod-autoscaler-sync-period", hpa.DefaultSyncPeriod, "how often each HorizontalPodAutoscaler is looked at")
+	f.IntVar(&cfg.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", podgc.DefaultThreshold, "how many finished (Succeeded or Failed) pods to keep before the oldest are deleted (negative: keep all)")
 	f.DurationVar(&cfg.NodeMonitorGracePeriod, "node-monitor-grace-period", 0, "how long a node may stay silent before it is NotReady (0: adapts to the number of nodes, 40s up to 100)")
 	f.StringVar(&cfg.ServiceCIDR, "service-cidr", servicealloc.DefaultServiceCIDR, "IPv4 network Services' ClusterIPs come from (its first address is the kubernetes Service's)")
 	f.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", servicealloc.DefaultNodePorts, "port range NodePort Services' node ports come from")

@@ -38,6 +38,7 @@ func start(t testing.TB) *harness {
 	h := &harness{Env: env, pods: env.Cache.Informer(podResource), events: env.Cache.Informer(eventResource)}
 	h.ctrl = New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log})
 	h.ctrl.FailedPodBackoff = 50 * time.Millisecond
+	env.FinishPodDeletions() // the nodes stop deleted pods at once
 	env.Start()
 	ctx, cancel := context.WithCancel(env.Ctx)
 	var wg sync.WaitGroup

@@ -20,10 +20,13 @@ type state struct {
 	hash   string
 	nodes  []*corev1.Node
 	byNode map[string][]*corev1.Pod
+	// stopping counts the pods per node being deleted: as upstream, a
+	// node gets its new pod only once the old one is gone.
+	stopping map[string]int
 }
 
 func (c *Controller) snapshot(ds *appsv1.DaemonSet) *state {
-	st := &state{hash: templateHash(&ds.Spec.Template), byNode: map[string][]*corev1.Pod{}}
+	st := &state{hash: templateHash(&ds.Spec.Template), byNode: map[string][]*corev1.Pod{}, stopping: map[string]int{}}
 	for _, o := range c.nodeInf.List("", nil) {
 		st.nodes = append(st.nodes, o.(*corev1.Node))
 	}
@@ -31,7 +34,11 @@ func (c *Controller) snapshot(ds *appsv1.DaemonSet) *state {
 	for _, o := range c.podInf.ByIndex(controllers.IndexOwner, string(ds.UID)) {
 		pod := o.(*corev1.Pod)
 		ref := metav1.GetControllerOf(pod)
-		if ref == nil || ref.UID != ds.UID || pod.Namespace != ds.Namespace || pod.DeletionTimestamp != nil {
+		if ref == nil || ref.UID != ds.UID || pod.Namespace != ds.Namespace {
+			continue
+		}
+		if pod.DeletionTimestamp != nil {
+			st.stopping[pod.Spec.NodeName]++
 			continue
 		}
 		st.byNode[pod.Spec.NodeName] = append(st.byNode[pod.Spec.NodeName], pod)
@@ -105,7 +112,9 @@ func (c *Controller) plan(key string, ds *appsv1.DaemonSet, st *state) (createOn
 		pods := st.byNode[node.Name]
 		switch {
 		case pl.shouldRun && len(pods) == 0:
-			createOn = append(createOn, node.Name)
+			if st.stopping[node.Name] == 0 {
+				createOn = append(createOn, node.Name)
+			}
 		case pl.shouldContinue:
 			remove = append(remove, c.extraPods(key, node.Name, pods, now)...)
 		default:

@@ -24,6 +24,7 @@ func start(t *testing.T) *harness {
 	e := controllertest.New(t)
 	d := controllers.Deps{Client: e.Client, Cache: e.Cache, Log: e.Log}
 	c, sc := New(d), NewSlices(d)
+	e.FinishPodDeletions() // the nodes stop deleted pods at once
 	e.Start()
 	ctx, cancel := context.WithCancel(e.Ctx)
 	done := make(chan struct{}, 2)

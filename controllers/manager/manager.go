@@ -19,6 +19,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/job"
 	"github.com/bramble-edge/bramble/controllers/nodeipam"
 	"github.com/bramble-edge/bramble/controllers/nodelifecycle"
+	"github.com/bramble-edge/bramble/controllers/podgc"
 	"github.com/bramble-edge/bramble/controllers/replicaset"
 	"github.com/bramble-edge/bramble/controllers/resourcequota"
 	"github.com/bramble-edge/bramble/controllers/servicelb"
@@ -53,6 +54,8 @@ type Config struct {
 	DisableServiceLB bool
 	// HPA tunes the HorizontalPodAutoscaler controller (its sync period).
 	HPA hpa.Config
+	// PodGC tunes the pod garbage collector (--terminated-pod-gc-threshold).
+	PodGC podgc.Config
 }
 
 // New makes every controller on d.Cache with the default Config.
@@ -82,6 +85,7 @@ func NewWithConfig(d controllers.Deps, cfg Config) (*Manager, error) {
 		{"clusterrole-aggregation", clusterroleaggregation.New(d), 1},
 		{"persistentvolume", volume.New(d), 2},
 		{"horizontal-pod-autoscaler", hpa.New(d, cfg.HPA), 2},
+		{"pod-garbage-collector", podgc.New(d, cfg.PodGC), 1},
 	}
 	if !cfg.DisableServiceLB {
 		m.loops = append(m.loops, loop{"servicelb", servicelb.New(d), 1})

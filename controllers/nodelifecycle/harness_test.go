@@ -109,13 +109,16 @@ func (h *harness) waitTaint(node, key string) corev1.Taint {
 	return found
 }
 
+// waitEvicted waits until the pod is deleted: gone, or (a pod bound to a
+// node is deleted gracefully) terminating until its node stops it.
 func (h *harness) waitEvicted(name string) {
 	h.T.Helper()
 	h.Eventually(waitFor, func() error {
-		if _, err := h.pod(name); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("pod %s: got err %v, want it evicted", name, err)
+		p, err := h.pod(name)
+		if apierrors.IsNotFound(err) || (err == nil && p.DeletionTimestamp != nil) {
+			return nil
 		}
-		return nil
+		return fmt.Errorf("pod %s: got err %v, want it evicted", name, err)
 	})
 }
 

@@ -30,8 +30,12 @@ func (a *API) deleteOptions(w http.ResponseWriter, r *http.Request, ri *requestI
 	if err := resolvePropagation(opts, q); err != nil {
 		return nil, err
 	}
-	if _, _, err := intParam(q, "gracePeriodSeconds"); err != nil {
+	grace, set, err := intParam(q, "gracePeriodSeconds")
+	if err != nil {
 		return nil, err
+	}
+	if set {
+		opts.GracePeriodSeconds = &grace // the query overrides the body, as upstream
 	}
 	dryRun, err := parseDryRun(q)
 	if err != nil {

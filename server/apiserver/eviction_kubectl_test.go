@@ -6,6 +6,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -45,6 +46,7 @@ func TestKubectlDrainHonoursBudget(t *testing.T) {
 			}
 			wantContains(t, k.ok(t, "", "get", "node", "n1"), "SchedulingDisabled")
 			setBudget(t, reg, 2)
+			finishDeletions(t, reg) // as n1's agent would, once it stopped the evicted pods
 			drain.waitFor(t, "node/n1 drained")
 			wantContains(t, k.ok(t, "", "get", "pods"), "No resources found")
 			wantContains(t, k.ok(t, "", "get", "pdb", "web", "-o", "jsonpath={.status.disruptionsAllowed}"), "0")
@@ -91,4 +93,34 @@ func setBudget(t *testing.T, reg *registry.Registry, allowed int32) {
 	if _, err := reg.Update(context.Background(), res, "default", "web", "status", pdb, false); err != nil {
 		t.Fatalf("budget status: %v", err)
 	}
+}
+
+// finishDeletions plays the nodes' part in graceful deletion until the
+// test ends: every pod being deleted is deleted with grace 0.
+func finishDeletions(t *testing.T, reg *registry.Registry) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	pods := api.MustLookup("", "v1", "pods")
+	zero := int64(0)
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			list, err := reg.List(ctx, pods, "", registry.ListOptions{})
+			for _, o := range listItems(list, err) {
+				if o.GetDeletionTimestamp() != nil {
+					_, _ = reg.Delete(ctx, pods, o.GetNamespace(), o.GetName(), &registry.DeleteOptions{
+						DeleteOptions: &metav1.DeleteOptions{GracePeriodSeconds: &zero}})
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+}
+
+func listItems(list *registry.List, err error) []api.Object {
+	if err != nil {
+		return nil
+	}
+	return list.Items
 }

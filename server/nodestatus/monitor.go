@@ -31,6 +31,8 @@ type Writer interface {
 	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)
 	// Update writes metadata (the image platforms annotation).
 	Update(ctx context.Context, obj api.Object) (api.Object, error)
+	// Delete deletes a pod its node finished (finish.go).
+	Delete(ctx context.Context, res *api.Resource, namespace, name string, opts controllers.DeleteOptions) error
 }
 
 // Config wires a Monitor. Bus, Store and Writer are required; zero values

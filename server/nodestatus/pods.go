@@ -25,6 +25,8 @@ type podState struct {
 	hash   uint64
 	status *corev1.PodStatus
 	seen   time.Time
+	// finished: the node stopped the pod and asks for its deletion.
+	finished bool
 }
 
 // podMemory is how long the hash of a written pod status is kept after the
@@ -66,11 +68,11 @@ func (m *Monitor) notePods(node string, pods []mqtt.PodStatusEntry) []podKey {
 		p := &pods[i]
 		key, h := podKey{p.Namespace, p.Name}, hashStatus(&p.Status)
 		ps := m.pods[key]
-		if ps != nil && ps.uid == p.UID && ps.node == node && ps.hash == h {
+		if ps != nil && ps.uid == p.UID && ps.node == node && ps.hash == h && ps.finished == p.Finished {
 			ps.seen = now
 			continue
 		}
-		m.pods[key] = &podState{node: node, uid: p.UID, hash: h, status: &p.Status, seen: now}
+		m.pods[key] = &podState{node: node, uid: p.UID, hash: h, status: &p.Status, seen: now, finished: p.Finished}
 		changed = append(changed, key)
 	}
 	return changed
@@ -117,8 +119,7 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayC
 		}
 		next = mergePodStatus(&pod.Status, want.status)
 		if next == nil || podStatusEqual(next, &pod.Status) {
-			m.podWritten(key, want.hash)
-			return nil
+			return m.afterWrite(ctx, key, want)
 		}
 	}
 	if err := m.limiter.wait(ctx); err != nil {
@@ -130,9 +131,8 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayC
 		return fmt.Errorf("update status of pod %s/%s: %w", key.namespace, key.name, err)
 	}
 	m.counters.podWrites.Add(1)
-	m.podWritten(key, want.hash)
 	m.reasonEvent(ctx, pod, next)
-	return nil
+	return m.afterWrite(ctx, key, want)
 }
 
 // reportedPod reads the pod a report is about; nil (and the report

@@ -63,6 +63,7 @@ func (c *Client) Delete(ctx context.Context, res *api.Resource, namespace, name 
 		p := o.Propagation
 		opts.PropagationPolicy = &p
 	}
+	opts.GracePeriodSeconds = o.GracePeriod
 	_, err := c.r.Delete(ctx, res, namespace, name, opts)
 	return err
 }

@@ -28,7 +28,7 @@ func (r *Registry) Delete(ctx context.Context, res *api.Resource, ns, name strin
 	if err != nil {
 		return nil, err
 	}
-	if len(obj.GetFinalizers()) == 0 && !opts.DryRun {
+	if !stillStored(obj) && !opts.DryRun {
 		r.afterRemoval(ctx, res, obj)
 	}
 	return obj, nil
@@ -57,7 +57,8 @@ func (r *Registry) DeleteCollection(ctx context.Context, res *api.Resource, ns s
 }
 
 // removeObject deletes one object, or marks it for deletion while it has
-// finalizers, counting those its propagation policy adds (propagation.go).
+// finalizers, counting those its propagation policy adds (propagation.go),
+// or while it is a pod its node must stop first (podgrace.go).
 // It does not look at the object's namespace afterwards.
 func (r *Registry) removeObject(ctx context.Context, res *api.Resource, ns, name string, opts *DeleteOptions) (api.Object, error) {
 	for attempt := 1; ; attempt++ {
@@ -72,7 +73,10 @@ func (r *Registry) removeObject(ctx context.Context, res *api.Resource, ns, name
 			return nil, err
 		}
 		var out api.Object
-		if fins := deletionFinalizers(cur, opts); len(fins) > 0 {
+		fins := deletionFinalizers(cur, opts)
+		if m := podGraceMark(res, cur, opts, r.now().UTC()); m != nil {
+			out, err = r.markGraceful(ctx, cur, kv, fins, m, opts.DryRun)
+		} else if len(fins) > 0 {
 			out, err = r.markDeleting(ctx, cur, kv, fins, opts.DryRun)
 		} else {
 			cur.SetFinalizers(nil) // a second delete may drop "orphan" or "foregroundDeletion"
@@ -115,6 +119,11 @@ func (r *Registry) markDeleting(ctx context.Context, cur api.Object, kv *datasto
 		cur.SetDeletionGracePeriodSeconds(&grace)
 	}
 	cur.SetFinalizers(fins)
+	return r.storeMarked(ctx, cur, kv, dryRun)
+}
+
+// storeMarked writes an object a delete marked but keeps.
+func (r *Registry) storeMarked(ctx context.Context, cur api.Object, kv *datastore.KeyValue, dryRun bool) (api.Object, error) {
 	if dryRun {
 		return cur, nil
 	}

@@ -61,9 +61,11 @@ func (e evictionEnv) evict(name string) error {
 	return e.r.Evict(context.Background(), "default", name, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name}}, false)
 }
 
+// exists says whether the pod is stored and not being deleted: an evicted
+// pod bound to a node stays, terminating, until its node stopped it.
 func (e evictionEnv) exists(name string) bool {
-	_, err := e.r.Get(context.Background(), podsResource, "default", name)
-	return err == nil
+	o, err := e.r.Get(context.Background(), podsResource, "default", name)
+	return err == nil && o.GetDeletionTimestamp() == nil
 }
 
 func TestEvictionHonoursBudgets(t *testing.T) {

@@ -116,7 +116,7 @@ func (r *Registry) purgeNamespace(ctx context.Context, name string) (int, error)
 			if err != nil {
 				return 0, fmt.Errorf("delete %s %s/%s: %w", res.Name, name, obj.GetName(), err)
 			}
-			if len(out.GetFinalizers()) > 0 {
+			if stillStored(out) {
 				left++
 			}
 		}

@@ -132,7 +132,7 @@ func (r *Registry) storeUpdate(ctx context.Context, m Mutation, next api.Object,
 		return nil, err
 	}
 	next.SetResourceVersion(FormatResourceVersion(rev))
-	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 {
+	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 && !waitsForGrace(next) {
 		return r.finishDeletion(ctx, m.Resource, next, rev)
 	}
 	return next, nil

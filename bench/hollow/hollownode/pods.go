@@ -38,6 +38,9 @@ type fakePod struct {
 	podIP    string
 	phase    corev1.PodPhase // what the pod is now
 	reported corev1.PodPhase // what the server was last told
+	// stopped: the API is deleting the pod and the node "stopped" it; its
+	// reports ask the server to finish the deletion, as an agent's do.
+	stopped bool
 }
 
 var _ client.Applier = (*podRunner)(nil)
@@ -101,6 +104,10 @@ func (r *podRunner) observeLocked(ref mqtt.ObjectRef, raw json.RawMessage) {
 		return
 	}
 	if old := r.pods[ref]; old != nil && old.pod.UID == pod.UID {
+		if pod.DeletionTimestamp != nil && !old.stopped {
+			old.stop()
+			r.signal()
+		}
 		return
 	}
 	fp := &fakePod{pod: &pod, phase: corev1.PodRunning, podIP: podIP(pod.UID),
@@ -112,10 +119,24 @@ func (r *podRunner) observeLocked(ref mqtt.ObjectRef, raw json.RawMessage) {
 		fp.phase, fp.reported = s, s // finished before: nothing to do
 	}
 	r.pods[ref] = fp
+	if pod.DeletionTimestamp != nil {
+		fp.stop()
+	}
 	if fp.phase == corev1.PodRunning && pod.Spec.RestartPolicy != corev1.RestartPolicyAlways && pod.Spec.RestartPolicy != "" {
 		time.AfterFunc(r.node.cfg.SucceedAfter, func() { r.finish(ref, pod.UID) })
 	}
 	r.signal()
+}
+
+// stop ends a pod the API is deleting: its containers exit 0 at once (a
+// hollow pod has no preStop hook or grace to wait for) and it is due for
+// a report marked Finished.
+func (fp *fakePod) stop() {
+	fp.stopped, fp.reported = true, ""
+	if fp.phase == corev1.PodRunning {
+		fp.phase = corev1.PodSucceeded
+		fp.finished = metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	}
 }
 
 // finish makes a pod that does not restart exit 0.

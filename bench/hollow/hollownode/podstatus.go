@@ -28,7 +28,7 @@ func (fp *fakePod) entry(hostIP string) mqtt.PodStatusEntry {
 			ImageID: "hollow://" + c.Image, ContainerID: fp.containerID(c.Name), Ready: true, Started: &started,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: fp.started}}})
 	}
-	return mqtt.PodStatusEntry{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Status: st}
+	return mqtt.PodStatusEntry{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Status: st, Finished: fp.stopped}
 }
 
 func (fp *fakePod) conditions(done bool) []corev1.PodCondition {
