@@ -95,7 +95,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(auditedAuthn{authn}), s.secretsHandler(bg, authn, authz))
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(auditedAuthn{authn}, authz), s.secretsHandler(bg, authn, authz))
 }
 
 // startCache starts the process's one decoded-object cache, with an

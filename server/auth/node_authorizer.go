@@ -14,7 +14,8 @@ import (
 //
 //   - nodes: get its own Node; list and watch with fieldSelector
 //     metadata.name=<node>; create, update and patch its own Node; get,
-//     update and patch its own nodes/status.
+//     update and patch its own nodes/status; get its own nodes/view (its
+//     MQTT view, the relist: server/publish ViewAttributes).
 //   - pods: list and watch with fieldSelector spec.nodeName=<node>; get and
 //     delete (the agent finalises deletions) a pod bound to it; get, update
 //     and patch pods/status of a pod bound to it. No create.
@@ -57,7 +58,8 @@ func nodeOwnNode(user *User, attrs Attributes) error {
 	case attrs.Subresource == "" && (attrs.Verb == "list" || attrs.Verb == "watch"):
 		return requireOwnSelector(user, attrs, "metadata.name")
 	case attrs.Subresource == "" && isVerb(attrs.Verb, "get", "create", "update", "patch"),
-		attrs.Subresource == "status" && isVerb(attrs.Verb, "get", "update", "patch"):
+		attrs.Subresource == "status" && isVerb(attrs.Verb, "get", "update", "patch"),
+		attrs.Subresource == "view" && attrs.Verb == "get":
 		if attrs.Name != user.Node {
 			return forbidden(user, attrs, fmt.Sprintf("node %q may only use its own Node object", user.Node))
 		}
