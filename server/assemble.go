@@ -72,7 +72,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	}
 	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
-	authz := rbac.New(rbac.NewIndex(), auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
+	authz := rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
 	authz.Follow(s.Cache)
 	s.startRBAC(bg, authz)
 	streamer := logs.New(side.bus, s.log)

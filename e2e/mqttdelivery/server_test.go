@@ -22,6 +22,7 @@ import (
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/rbac"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
@@ -103,7 +104,7 @@ func newCluster(t testing.TB) *cluster {
 func (c *cluster) buildHandler() {
 	c.t.Helper()
 	authn := auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
-	c.authn, c.authz = authn, auth.NewAuthorizer(apiserver.NewNodeGraph(c.store, nil))
+	c.authn, c.authz = authn, rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(apiserver.NewNodeGraph(c.store, nil)))
 	api, err := apiserver.NewAPI(context.Background(), apiserver.APIConfig{Store: c.store, Authn: authn,
 		Authz: c.authz, Log: quiet()})
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 //     it (the API checks the bound pod: nodeTokenCheck in satoken.go).
 //
 // Everything else is refused. Graph lookups that fail refuse too.
-func (a *authorizer) authorizeNode(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) authorizeNode(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.NonResourcePath != "" {
 		return authorizeNonResource(user, attrs)
 	}
@@ -68,7 +68,7 @@ func nodeOwnNode(user *User, attrs Attributes) error {
 	return forbidden(user, attrs, "")
 }
 
-func (a *authorizer) nodePods(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) nodePods(ctx context.Context, user *User, attrs Attributes) error {
 	switch {
 	case attrs.Subresource == "" && (attrs.Verb == "list" || attrs.Verb == "watch"):
 		return requireOwnSelector(user, attrs, "spec.nodeName")
@@ -79,7 +79,7 @@ func (a *authorizer) nodePods(ctx context.Context, user *User, attrs Attributes)
 	return forbidden(user, attrs, "")
 }
 
-func (a *authorizer) requireBoundPod(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) requireBoundPod(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.Name == "" || a.graph == nil {
 		return forbidden(user, attrs, "")
 	}
@@ -93,7 +93,7 @@ func (a *authorizer) requireBoundPod(ctx context.Context, user *User, attrs Attr
 	return nil
 }
 
-func (a *authorizer) nodeReferenced(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) nodeReferenced(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.Verb != "get" || attrs.Subresource != "" || attrs.Name == "" || a.graph == nil {
 		return forbidden(user, attrs, "")
 	}

@@ -54,7 +54,7 @@ func viewAuthz() auth.Authorizer {
 	bind("alice", "relister")
 	bind("bob", "node-reader")
 	bind("viewer", "view")
-	return rbac.New(x, auth.NewAuthorizer(nil))
+	return rbac.New(x, auth.NewNodeAuthorizer(nil))
 }
 
 // gatedStore holds reads of pods at a revision (a whole view's) until the
