@@ -1,13 +1,8 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
-
-	"github.com/bramble-edge/bramble/api"
-	"github.com/bramble-edge/bramble/bench/minicluster"
 )
 
 // BenchmarkStatefulSet100 measures a 100-replica StatefulSet with
@@ -34,41 +29,11 @@ func benchStatefulSet(b *testing.B, claims bool) {
 		replicas, nodes = 20, 10
 	}
 	for range b.N {
-		c := startStatefulCluster(b, nodes)
-		wctx, cancel := context.WithCancel(context.Background())
-		watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
-		if err != nil {
-			b.Fatal(err)
-		}
-		load := loadAverage(b)
-		b.ResetTimer()
-		start, cpu, decodes := time.Now(), processCPU(b), api.Decodes()
-		kubectlApply(b, c, statefulSetManifest("db", replicas, claims))
-		bound, ready := waitBoundAndReady(b, watch, replicas)
-		cpu, decodes = processCPU(b)-cpu, api.Decodes()-decodes
-		b.StopTimer()
-		cancel()
-		b.ReportMetric(bound.Sub(start).Seconds(), "s-to-bound")
-		b.ReportMetric(ready.Sub(start).Seconds(), "s-to-running")
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(replicas), "cpu-ms/pod")
-		b.ReportMetric(float64(decodes)/float64(replicas), "decodes/pod")
-		b.ReportMetric(load, "load1")
-		c.Stop()
+		// hollow nodes that report local storage, so that local-path
+		// claims can be placed
+		c := startControllerCluster(b, nodes, "-local-storage", "64Gi")
+		applyToReady(b, c, statefulSetManifest("db", replicas, claims), replicas, "s-to-running")
 	}
-}
-
-// startStatefulCluster is startControllerCluster with hollow nodes that
-// report local storage, so that local-path claims can be placed.
-func startStatefulCluster(b *testing.B, nodes int) *minicluster.Cluster {
-	b.Helper()
-	c, err := minicluster.Start(context.Background(), minicluster.Config{Dir: b.TempDir(), Controllers: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(c.Stop)
-	h := startHollowAt(b, c.URL, c.Token, nodes, 10*time.Second, "-cpu", "64", "-memory", "256Gi", "-local-storage", "64Gi")
-	waitStoredNodes(b, c, []*hollowProc{h}, nodes)
-	return c
 }
 
 func statefulSetManifest(name string, replicas int, claims bool) string {

@@ -93,3 +93,33 @@ func Run(ctx context.Context, cache *Cache, rec *Recorder, log *slog.Logger, wor
 	}
 	wg.Wait()
 }
+
+// ChangeHandler is a Handler that hands every change to changed: old is
+// nil but for updates, deleted is set for deletes.
+func ChangeHandler(changed func(old, cur api.Object, deleted bool)) Handler {
+	return Handler{
+		OnAdd:    func(o api.Object) { changed(nil, o, false) },
+		OnUpdate: func(old, cur api.Object) { changed(old, cur, false) },
+		OnDelete: func(o api.Object) { changed(nil, o, true) },
+	}
+}
+
+// OwnerChanged is what a controller does with a change to an object it
+// controls (a pod of its set): it tells exp that the controlling
+// apiVersion/kind object's create or delete of cur was seen and queues
+// that object's key, and the old controller's key too after an update.
+// It reports whether cur has a controller of that kind.
+func OwnerChanged(q *Queue, exp *Expectations, apiVersion, kind string, old, cur api.Object, deleted bool) bool {
+	key, owned := ControllerKey(cur, apiVersion, kind)
+	if owned {
+		exp.Observed(key, cur.GetName(), deleted)
+		q.Add(key)
+	}
+	if old == nil {
+		return owned
+	}
+	if key, ok := ControllerKey(old, apiVersion, kind); ok {
+		q.Add(key)
+	}
+	return owned
+}

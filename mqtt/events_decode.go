@@ -120,17 +120,8 @@ func (c *Change) check() error {
 }
 
 func (w *WatchEvent) check() error {
-	if err := checkChangeType(w.Type); err != nil {
+	if err := w.checkHead(); err != nil {
 		return err
-	}
-	if err := w.ObjectRef.check(); err != nil {
-		return err
-	}
-	if w.Rev <= 0 {
-		return fmt.Errorf("rev: got %d, want > 0", w.Rev)
-	}
-	if len(w.Object) == 0 || string(w.Object) == "null" {
-		return errors.New("object: missing")
 	}
 	return checkObject(w.Object, w.ObjectRef)
 }

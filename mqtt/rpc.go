@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The request/response contract on a node's rpc topics (kubectl logs now,
@@ -142,4 +146,23 @@ func strictJSON(b []byte, v any) error {
 		return errors.New("trailing data after the JSON object")
 	}
 	return nil
+}
+
+// AgentStatus is the Status error the API answers when an agent refuses or
+// fails a request (logs, exec, attach, port-forward) with code, an HTTP
+// status, and message: the reason follows the code as upstream's does.
+func AgentStatus(code int, message string) *apierrors.StatusError {
+	reason := metav1.StatusReasonInternalError
+	switch code {
+	case http.StatusForbidden:
+		reason = metav1.StatusReasonForbidden
+	case http.StatusNotFound:
+		reason = metav1.StatusReasonNotFound
+	case http.StatusBadRequest:
+		reason = metav1.StatusReasonBadRequest
+	case http.StatusTooManyRequests:
+		reason = metav1.StatusReasonTooManyRequests
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(code),
+		Reason: reason, Message: message}}
 }

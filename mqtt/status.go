@@ -3,10 +3,8 @@ package mqtt
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // The payloads agents send about themselves (docs/NODE-STATUS.md):
@@ -164,27 +162,14 @@ func (r *PodStatusReport) check() error {
 	if len(r.Pods) == 0 || len(r.Pods) > MaxPodStatusBatch {
 		return fmt.Errorf("pods: got %d, want 1 to %d", len(r.Pods), MaxPodStatusBatch)
 	}
-	seen := make(map[string]bool, len(r.Pods))
-	for i := range r.Pods {
-		p := &r.Pods[i]
-		if err := p.check(); err != nil {
-			return fmt.Errorf("pods[%d].%w", i, err)
-		}
-		key := p.Namespace + "/" + p.Name
-		if seen[key] {
-			return fmt.Errorf("pods[%d]: %s is reported twice", i, key)
-		}
-		seen[key] = true
-	}
-	return nil
+	return checkPods(r.Pods)
 }
 
+func (p *PodStatusEntry) podKey() (string, string) { return p.Namespace, p.Name }
+
 func (p *PodStatusEntry) check() error {
-	if msgs := validation.IsDNS1123Label(p.Namespace); len(msgs) > 0 {
-		return fmt.Errorf("namespace: %q: %s", p.Namespace, strings.Join(msgs, "; "))
-	}
-	if msgs := validation.IsDNS1123Subdomain(p.Name); len(msgs) > 0 {
-		return fmt.Errorf("name: %q: %s", p.Name, strings.Join(msgs, "; "))
+	if err := checkPodName("namespace", p.Namespace, p.Name); err != nil {
+		return err
 	}
 	switch {
 	case p.UID == "" || len(p.UID) > 128:

@@ -57,27 +57,14 @@ func (u *Usage) check() error {
 	if len(u.Pods) > MaxUsagePods {
 		return fmt.Errorf("pods: got %d, want at most %d", len(u.Pods), MaxUsagePods)
 	}
-	seen := make(map[string]bool, len(u.Pods))
-	for i := range u.Pods {
-		p := &u.Pods[i]
-		if err := p.check(); err != nil {
-			return fmt.Errorf("pods[%d].%w", i, err)
-		}
-		key := p.Namespace + "/" + p.Name
-		if seen[key] {
-			return fmt.Errorf("pods[%d]: %s is reported twice", i, key)
-		}
-		seen[key] = true
-	}
-	return nil
+	return checkPods(u.Pods)
 }
 
+func (p *PodUsage) podKey() (string, string) { return p.Namespace, p.Name }
+
 func (p *PodUsage) check() error {
-	if msgs := validation.IsDNS1123Label(p.Namespace); len(msgs) > 0 {
-		return fmt.Errorf("ns: %q: %s", p.Namespace, strings.Join(msgs, "; "))
-	}
-	if msgs := validation.IsDNS1123Subdomain(p.Name); len(msgs) > 0 {
-		return fmt.Errorf("name: %q: %s", p.Name, strings.Join(msgs, "; "))
+	if err := checkPodName("ns", p.Namespace, p.Name); err != nil {
+		return err
 	}
 	if len(p.Containers) == 0 || len(p.Containers) > MaxUsageContainers {
 		return fmt.Errorf("c: got %d containers, want 1 to %d", len(p.Containers), MaxUsageContainers)

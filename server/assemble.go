@@ -72,7 +72,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	}
 	s.Registry.Use(&certificates.Admission{Now: s.Registry.Now})
 	s.Client = s.Registry.Client()
-	authz := rbac.New(rbac.NewIndex(), auth.NewAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
+	authz := rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(apiserver.NewNodeGraph(s.Store, s.Cache)))
 	authz.Follow(s.Cache)
 	s.startRBAC(bg, authz)
 	streamer := logs.New(side.bus, s.log)
@@ -95,7 +95,7 @@ func (s *Server) assemble(bg context.Context, cfg Config) (http.Handler, error) 
 	if err := s.startLeading(bg, cfg); err != nil {
 		return nil, err
 	}
-	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(auditedAuthn{authn}), s.secretsHandler(bg, authn, authz))
+	return s.joinAndAPI(bg, cfg, certs, side, s.Publisher.ViewHandler(auditedAuthn{authn}, authz), s.secretsHandler(bg, authn, authz))
 }
 
 // startCache starts the process's one decoded-object cache, with an

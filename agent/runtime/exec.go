@@ -41,7 +41,7 @@ func (c *Containerd) Exec(ctx context.Context, id string, cmd []string) (ExecRes
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	defer proc.Delete(bg, containerd.WithProcessKill)
-	code, err := runProcess(ctx, bg, proc)
+	code, err := runProcess(ctx, bg, proc, nil, ioDrainWait)
 	if err != nil {
 		return ExecResult{}, fmt.Errorf("exec in %s: %w", id, err)
 	}
@@ -69,9 +69,12 @@ func (c *Containerd) execTarget(ctx context.Context, id string) (containerd.Task
 	return task, &pspec, nil
 }
 
-// runProcess starts proc and waits for it; when ctx ends first it is
-// killed. It returns once the output is drained.
-func runProcess(ctx, bg context.Context, proc containerd.Process) (int, error) {
+// runProcess starts proc (closing started, when not nil, once it runs),
+// waits for it to exit and then for its output to drain, at most
+// drainLimit when that is not 0 (otherwise until ctx ends: the output of
+// a stream reaches the client before the exit code, however slowly it
+// reads). When ctx ends first the process is killed.
+func runProcess(ctx, bg context.Context, proc containerd.Process, started chan<- struct{}, drainLimit time.Duration) (int, error) {
 	exited, err := proc.Wait(bg)
 	if err != nil {
 		return 0, fmt.Errorf("wait: %w", err)
@@ -79,26 +82,45 @@ func runProcess(ctx, bg context.Context, proc containerd.Process) (int, error) {
 	if err := proc.Start(ctx); err != nil {
 		return 0, fmt.Errorf("start: %w", err)
 	}
+	if started != nil {
+		close(started)
+	}
 	var es containerd.ExitStatus
 	select {
 	case es = <-exited:
 	case <-ctx.Done():
 		_ = proc.Kill(bg, syscall.SIGKILL)
 		<-exited
+		proc.IO().Cancel()
 		return 0, ctx.Err()
 	}
 	code, _, err := es.Result()
 	if err != nil {
 		return 0, fmt.Errorf("exit status: %w", err)
 	}
+	return int(code), drain(ctx, proc.IO(), drainLimit)
+}
+
+// drain waits until pio has copied all the output, at most limit when that
+// is not 0, or until ctx ends.
+func drain(ctx context.Context, pio cio.IO, limit time.Duration) error {
 	drained := make(chan struct{})
-	go func() { proc.IO().Wait(); close(drained) }()
+	go func() { pio.Wait(); close(drained) }()
+	var timeout <-chan time.Time
+	if limit > 0 {
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		timeout = timer.C
+	}
 	select {
 	case <-drained:
-	case <-time.After(ioDrainWait):
-		return 0, fmt.Errorf("output not drained %s after exit (a child still holds it?)", ioDrainWait)
+		return nil
+	case <-timeout:
+		return fmt.Errorf("output not drained %s after exit (a child still holds it?)", limit)
+	case <-ctx.Done():
+		pio.Cancel()
+		return ctx.Err()
 	}
-	return int(code), nil
 }
 
 func execID() string {

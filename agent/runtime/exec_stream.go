@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"syscall"
 
 	"github.com/containerd/containerd"
 	"github.com/containerd/containerd/cio"
@@ -54,48 +53,11 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 	defer stopResize()
 	started := make(chan struct{})
 	go resizeLoop(rctx, proc, s.Resize, started)
-	code, err := runStream(ctx, bg, proc, started)
+	code, err := runProcess(ctx, bg, proc, started, 0)
 	if err != nil {
 		return 0, fmt.Errorf("exec in %s: %w", id, err)
 	}
 	return code, nil
-}
-
-// runStream starts proc, waits for it and for its output to drain; when
-// ctx ends first the process is killed.
-func runStream(ctx, bg context.Context, proc containerd.Process, started chan<- struct{}) (int, error) {
-	exited, err := proc.Wait(bg)
-	if err != nil {
-		return 0, fmt.Errorf("wait: %w", err)
-	}
-	if err := proc.Start(ctx); err != nil {
-		return 0, fmt.Errorf("start: %w", err)
-	}
-	close(started)
-	var es containerd.ExitStatus
-	select {
-	case es = <-exited:
-	case <-ctx.Done():
-		_ = proc.Kill(bg, syscall.SIGKILL)
-		<-exited
-		proc.IO().Cancel()
-		return 0, ctx.Err()
-	}
-	code, _, err := es.Result()
-	if err != nil {
-		return 0, fmt.Errorf("exit status: %w", err)
-	}
-	// The output reaches the client before the exit code, however slowly
-	// the client reads; only ctx ends the wait.
-	drained := make(chan struct{})
-	go func() { proc.IO().Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-ctx.Done():
-		proc.IO().Cancel()
-		return 0, ctx.Err()
-	}
-	return int(code), nil
 }
 
 // resizeLoop applies the terminal sizes; those sent before the process

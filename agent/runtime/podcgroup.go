@@ -7,10 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/containerd/containerd/containers"
 	"github.com/containerd/containerd/oci"
+
+	"github.com/bramble-edge/bramble/agent/cgroupstat"
 )
 
 // cgroupRoot is where the cgroup hierarchies are mounted (a variable for
@@ -137,10 +138,7 @@ func (c *Containerd) RemovePodCgroup(_ context.Context, podUID string) error {
 	return errors.Join(errs...)
 }
 
-func cgroupV2() bool {
-	_, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers"))
-	return err == nil
-}
+func cgroupV2() bool { return cgroupstat.V2(cgroupRoot) }
 
 // withPodCgroup puts the container's cgroup under its pod's.
 func (c *Containerd) withPodCgroup(s ContainerSpec) oci.SpecOpts {
@@ -156,27 +154,9 @@ func (c *Containerd) withPodCgroup(s ContainerSpec) oci.SpecOpts {
 // inactive file cache: the kubelet's working set, which its memory
 // eviction ranks pods by.
 func (c *Containerd) PodMemoryWorkingSet(_ context.Context, podUID string) (int64, error) {
-	dir, usageFile, inactiveKey := filepath.Join(cgroupRoot, "memory", c.PodCgroup(podUID)), "memory.usage_in_bytes", "total_inactive_file"
-	if cgroupV2() {
-		dir, usageFile, inactiveKey = filepath.Join(cgroupRoot, c.PodCgroup(podUID)), "memory.current", "inactive_file"
-	}
-	b, err := os.ReadFile(filepath.Join(dir, usageFile))
+	_, ws, err := cgroupstat.Memory(cgroupRoot, c.PodCgroup(podUID), cgroupV2())
 	if err != nil {
 		return 0, fmt.Errorf("pod memory usage: %w", err)
 	}
-	usage, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("pod memory usage: %s: %w", usageFile, err)
-	}
-	stat, err := os.ReadFile(filepath.Join(dir, "memory.stat"))
-	if err != nil {
-		return 0, fmt.Errorf("pod memory usage: %w", err)
-	}
-	for _, line := range strings.Split(string(stat), "\n") {
-		if k, v, ok := strings.Cut(line, " "); ok && k == inactiveKey {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return max(usage-n, 0), nil
-		}
-	}
-	return usage, nil
+	return ws, nil
 }

@@ -45,55 +45,54 @@ func newCrictlCommand() *cobra.Command {
 	return cmd
 }
 
-func (o *crictlOptions) connect(cmd *cobra.Command) (*runtime.Containerd, error) {
-	return runtime.NewContainerd(cmd.Context(), runtime.ContainerdConfig{Address: o.address, Namespace: o.namespace})
+// withRuntime connects to the agent's containerd for the length of use.
+func (o *crictlOptions) withRuntime(cmd *cobra.Command, use func(rt *runtime.Containerd) error) error {
+	rt, err := runtime.NewContainerd(cmd.Context(), runtime.ContainerdConfig{Address: o.address, Namespace: o.namespace})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	return use(rt)
+}
+
+// listContainers hands the agent's containers to write.
+func (o *crictlOptions) listContainers(cmd *cobra.Command, write func(list []runtime.ContainerStatus)) error {
+	return o.withRuntime(cmd, func(rt *runtime.Containerd) error {
+		list, err := rt.ListContainers(cmd.Context())
+		if err != nil {
+			return err
+		}
+		write(list)
+		return nil
+	})
 }
 
 func (o *crictlOptions) ps(cmd *cobra.Command, all bool) error {
-	rt, err := o.connect(cmd)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	list, err := rt.ListContainers(cmd.Context())
-	if err != nil {
-		return err
-	}
-	writeContainers(cmd.OutOrStdout(), list, all, time.Now())
-	return nil
+	return o.listContainers(cmd, func(list []runtime.ContainerStatus) {
+		writeContainers(cmd.OutOrStdout(), list, all, time.Now())
+	})
 }
 
 func (o *crictlOptions) pods(cmd *cobra.Command, _ []string) error {
-	rt, err := o.connect(cmd)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	list, err := rt.ListContainers(cmd.Context())
-	if err != nil {
-		return err
-	}
-	writePods(cmd.OutOrStdout(), list, time.Now())
-	return nil
+	return o.listContainers(cmd, func(list []runtime.ContainerStatus) {
+		writePods(cmd.OutOrStdout(), list, time.Now())
+	})
 }
 
 func (o *crictlOptions) images(cmd *cobra.Command, _ []string) error {
-	rt, err := o.connect(cmd)
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	list, err := rt.ListImages(cmd.Context())
-	if err != nil {
-		return err
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
-	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
-	fmt.Fprintln(w, "IMAGE\tDIGEST\tSIZE")
-	for _, im := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", im.Name, shortDigest(im.Digest), humanBytes(im.Size))
-	}
-	return w.Flush()
+	return o.withRuntime(cmd, func(rt *runtime.Containerd) error {
+		list, err := rt.ListImages(cmd.Context())
+		if err != nil {
+			return err
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+		w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 3, ' ', 0)
+		fmt.Fprintln(w, "IMAGE\tDIGEST\tSIZE")
+		for _, im := range list {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", im.Name, shortDigest(im.Digest), humanBytes(im.Size))
+		}
+		return w.Flush()
+	})
 }
 
 // writeContainers prints crictl ps's columns, newest first.

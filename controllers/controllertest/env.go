@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/datastore"
@@ -64,6 +66,18 @@ func (e *Env) Start() {
 	}
 }
 
+// Go runs run in a goroutine with a context that ends when stop is called
+// or the test ends; stop waits until run has returned (calling it again
+// is harmless). Controllers and simulated agents run so in tests.
+func (e *Env) Go(run func(ctx context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(e.Ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); run(ctx) }()
+	stop = func() { cancel(); <-done }
+	e.T.Cleanup(stop)
+	return stop
+}
+
 // Eventually polls cond every 20 ms until it returns nil, failing the test
 // with cond's last error after timeout.
 func (e *Env) Eventually(timeout time.Duration, cond func() error) {
@@ -110,4 +124,22 @@ func MustGet[T api.Object](e *Env, res *api.Resource, namespace, name string) T 
 		e.T.Fatalf("get %s %s/%s: %v", res.Name, namespace, name, err)
 	}
 	return out.(T)
+}
+
+// Edit applies change to the stored object and updates it, reading it
+// again and retrying on conflicts (20 tries), failing the test otherwise.
+func Edit[T api.Object](e *Env, res *api.Resource, namespace, name string, change func(T)) {
+	e.T.Helper()
+	for range 20 {
+		obj := MustGet[T](e, res, namespace, name)
+		change(obj)
+		_, err := e.Client.Update(e.Ctx, obj)
+		if err == nil {
+			return
+		}
+		if !apierrors.IsConflict(err) {
+			e.T.Fatalf("update %s %s/%s: %v", res.Name, namespace, name, err)
+		}
+	}
+	e.T.Fatalf("update %s %s/%s: still conflicting after 20 tries", res.Name, namespace, name)
 }

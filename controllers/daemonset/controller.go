@@ -69,11 +69,7 @@ func New(d controllers.Deps) *Controller {
 		history: history.NewStore(d.Client, d.Cache),
 	}
 	c.dsInf.AddHandler(controllers.EnqueueHandler(c.queue))
-	c.podInf.AddHandler(controllers.Handler{
-		OnAdd:    func(o api.Object) { c.podChanged(nil, o, false) },
-		OnUpdate: func(old, cur api.Object) { c.podChanged(old, cur, false) },
-		OnDelete: func(o api.Object) { c.podChanged(nil, o, true) },
-	})
+	c.podInf.AddHandler(controllers.ChangeHandler(c.podChanged))
 	c.history.Informer().AddHandler(controllers.Handler{
 		OnAdd:    c.revisionChanged,
 		OnUpdate: func(_, cur api.Object) { c.revisionChanged(cur) },
@@ -99,16 +95,7 @@ func ownerKey(pod api.Object) (string, bool) {
 }
 
 func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
-	if key, ok := ownerKey(cur); ok {
-		c.exp.Observed(key, cur.GetName(), deleted)
-		c.queue.Add(key)
-	}
-	if old == nil {
-		return
-	}
-	if key, ok := ownerKey(old); ok {
-		c.queue.Add(key)
-	}
+	controllers.OwnerChanged(c.queue, c.exp, "apps/v1", "DaemonSet", old, cur, deleted)
 }
 
 // nodeUpdated requeues every DaemonSet when a node changes in a way that

@@ -3,7 +3,6 @@ package daemonset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/controllertest"
 )
@@ -40,23 +38,14 @@ func start(t testing.TB) *harness {
 	h.ctrl.FailedPodBackoff = 50 * time.Millisecond
 	env.FinishPodDeletions() // the nodes stop deleted pods at once
 	env.Start()
-	ctx, cancel := context.WithCancel(env.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); h.ctrl.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	env.Go(func(ctx context.Context) { h.ctrl.Run(ctx, 2) })
 	return h
 }
 
 // runAgent plays every node's agent: a pending pod becomes Running and
 // Ready once it has been seen for readyAfter.
 func (h *harness) runAgent(readyAfter time.Duration) {
-	ctx, cancel := context.WithCancel(h.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	h.T.Cleanup(func() { cancel(); wg.Wait() })
-	go func() {
-		defer wg.Done()
+	h.Go(func(ctx context.Context) {
 		seen := map[types.UID]time.Time{}
 		for ctx.Err() == nil {
 			for _, o := range h.pods.List("", nil) {
@@ -72,7 +61,7 @@ func (h *harness) runAgent(readyAfter time.Duration) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}()
+	})
 }
 
 // setPhase writes a pod's phase and Ready condition as an agent would;
@@ -100,29 +89,12 @@ func (h *harness) addNode(name string, labels map[string]string, taints ...corev
 // editNode applies change to the stored node, retrying on conflicts.
 func (h *harness) editNode(name string, change func(n *corev1.Node)) {
 	h.T.Helper()
-	edit(h, nodeResource, "", name, func(o api.Object) { change(o.(*corev1.Node)) })
+	controllertest.Edit(h.Env, nodeResource, "", name, change)
 }
 
 func (h *harness) editDS(name string, change func(ds *appsv1.DaemonSet)) {
 	h.T.Helper()
-	edit(h, dsResource, "default", name, func(o api.Object) { change(o.(*appsv1.DaemonSet)) })
-}
-
-func edit(h *harness, res *api.Resource, ns, name string, change func(api.Object)) {
-	h.T.Helper()
-	for range 20 {
-		o, err := h.Client.Get(h.Ctx, res, ns, name)
-		if err != nil {
-			h.T.Fatalf("get %s %s: %v", res.Name, name, err)
-		}
-		change(o)
-		if _, err = h.Client.Update(h.Ctx, o); err == nil {
-			return
-		} else if !apierrors.IsConflict(err) {
-			h.T.Fatalf("update %s %s: %v", res.Name, name, err)
-		}
-	}
-	h.T.Fatalf("update %s %s: still conflicting after 20 tries", res.Name, name)
+	controllertest.Edit(h.Env, dsResource, "default", name, change)
 }
 
 func dsObject(name string, nodeSelector map[string]string) *appsv1.DaemonSet {

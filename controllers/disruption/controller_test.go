@@ -3,7 +3,6 @@ package disruption
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -70,11 +69,7 @@ func TestControllerWritesStatus(t *testing.T) {
 	env := controllertest.New(t)
 	c := New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log})
 	env.Start()
-	ctx, cancel := context.WithCancel(env.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); c.Run(ctx, 1) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	env.Go(func(ctx context.Context) { c.Run(ctx, 1) })
 	one := intstr.FromInt32(1)
 	controllertest.MustCreate(env, budget(&one, nil))
 	for i := range 3 {

@@ -64,11 +64,7 @@ func New(d controllers.Deps) *Controller {
 		failedSeen: map[types.UID]time.Time{},
 	}
 	c.jobInf.AddHandler(controllers.EnqueueHandler(c.queue))
-	c.podInf.AddHandler(controllers.Handler{
-		OnAdd:    func(o api.Object) { c.podChanged(nil, o, false) },
-		OnUpdate: func(old, cur api.Object) { c.podChanged(old, cur, false) },
-		OnDelete: func(o api.Object) { c.podChanged(nil, o, true) },
-	})
+	c.podInf.AddHandler(controllers.ChangeHandler(c.podChanged))
 	return c
 }
 
@@ -78,25 +74,11 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	controllers.Run(ctx, c.cache, c.rec, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
-// ownerKey is the key of the Job controlling pod, if any.
-func ownerKey(pod api.Object) (string, bool) {
-	return controllers.ControllerKey(pod, "batch/v1", "Job")
-}
-
 func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
-	if key, ok := ownerKey(cur); ok {
-		c.exp.Observed(key, cur.GetName(), deleted)
-		c.queue.Add(key)
-	}
+	controllers.OwnerChanged(c.queue, c.exp, "batch/v1", "Job", old, cur, deleted)
 	if deleted {
 		c.mu.Lock()
 		delete(c.failedSeen, cur.GetUID())
 		c.mu.Unlock()
-	}
-	if old == nil {
-		return
-	}
-	if key, ok := ownerKey(old); ok {
-		c.queue.Add(key)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/bramble-edge/bramble/controllers/controllertest"
 )
 
 func TestCompletionsWithParallelism(t *testing.T) {
@@ -206,17 +208,7 @@ func TestSuspendAndResume(t *testing.T) {
 	if n := len(h.jobPods(job)); n != 0 {
 		t.Fatalf("%d pods of a suspended job, want 0", n)
 	}
-	for range 20 {
-		cur := h.getJob("paused")
-		*cur.Spec.Suspend = false
-		_, err := h.Client.Update(h.Ctx, cur)
-		if err == nil {
-			break
-		}
-		if !apierrors.IsConflict(err) {
-			t.Fatalf("resume job: %v", err)
-		}
-	}
+	controllertest.Edit(h.Env, jobResource, "default", "paused", func(cur *batchv1.Job) { *cur.Spec.Suspend = false })
 	job = h.waitCondition("paused", batchv1.JobComplete)
 	if c := condition(job, batchv1.JobSuspended); c == nil || c.Status != corev1.ConditionFalse {
 		t.Errorf("Suspended condition %+v, want False after resuming", c)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,11 +37,7 @@ func start(t testing.TB) *harness {
 	h.ctrl = New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log})
 	h.ctrl.BackoffBase, h.ctrl.BackoffMax = 50*time.Millisecond, time.Second
 	env.Start()
-	ctx, cancel := context.WithCancel(env.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); h.ctrl.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	env.Go(func(ctx context.Context) { h.ctrl.Run(ctx, 2) })
 	return h
 }
 
@@ -50,12 +45,7 @@ func start(t testing.TB) *harness {
 // after runFor ends in outcome(i), i counting pods in the order seen; an
 // empty outcome keeps it running.
 func (h *harness) runAgent(runFor time.Duration, outcome func(i int) corev1.PodPhase) {
-	ctx, cancel := context.WithCancel(h.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	h.T.Cleanup(func() { cancel(); wg.Wait() })
-	go func() {
-		defer wg.Done()
+	h.Go(func(ctx context.Context) {
 		order := map[types.UID]int{}
 		started := map[types.UID]time.Time{}
 		for ctx.Err() == nil {
@@ -76,7 +66,7 @@ func (h *harness) runAgent(runFor time.Duration, outcome func(i int) corev1.PodP
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}()
+	})
 }
 
 // setPhase writes a pod's phase and Ready condition as an agent would; a

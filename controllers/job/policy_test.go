@@ -15,12 +15,7 @@ import (
 // exitAgent ends every new pod at once with the exit code code(pod)
 // gives: 0 succeeds, -1 keeps it running, anything else fails it.
 func (h *harness) exitAgent(code func(pod *corev1.Pod) int32) {
-	ctx, cancel := context.WithCancel(h.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	h.T.Cleanup(func() { cancel(); wg.Wait() })
-	go func() {
-		defer wg.Done()
+	h.Go(func(ctx context.Context) {
 		for ctx.Err() == nil {
 			for _, o := range h.pods.List("", nil) {
 				pod := o.(*corev1.Pod)
@@ -30,7 +25,7 @@ func (h *harness) exitAgent(code func(pod *corev1.Pod) int32) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}()
+	})
 }
 
 func (h *harness) exit(ctx context.Context, pod *corev1.Pod, code int32) {

@@ -34,12 +34,7 @@ func (h *harness) run(cfg Config) (stop func()) {
 	if err != nil {
 		h.T.Fatalf("New: %v", err)
 	}
-	ctx, cancel := context.WithCancel(h.Ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); c.Run(ctx, 2) }()
-	stop = func() { cancel(); <-done }
-	h.T.Cleanup(stop)
-	return stop
+	return h.Go(func(ctx context.Context) { c.Run(ctx, 2) })
 }
 
 func (h *harness) createNode(name string) {

@@ -3,7 +3,6 @@ package resourcequota
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,11 +28,7 @@ func TestStatusFollowsUsage(t *testing.T) {
 	env := controllertest.New(t)
 	c := New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log})
 	env.Start()
-	ctx, cancel := context.WithCancel(env.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); c.Run(ctx, 1) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	env.Go(func(ctx context.Context) { c.Run(ctx, 1) })
 	controllertest.MustCreate(env, &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q", Namespace: "default"},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"pods": resource.MustParse("10"),
 			"requests.cpu": resource.MustParse("4"), "count/pods": resource.MustParse("10"), "configmaps": resource.MustParse("5")}}})

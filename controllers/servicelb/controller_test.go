@@ -42,10 +42,7 @@ func start(t *testing.T) *harness {
 	w := &counting{Client: e.Client}
 	c := New(controllers.Deps{Client: w, Cache: e.Cache, Log: e.Log})
 	e.Start()
-	ctx, cancel := context.WithCancel(e.Ctx)
-	done := make(chan struct{})
-	go func() { c.Run(ctx, 1); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	e.Go(func(ctx context.Context) { c.Run(ctx, 1) })
 	return &harness{e, w}
 }
 

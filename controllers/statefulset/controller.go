@@ -64,11 +64,7 @@ func New(d controllers.Deps) *Controller {
 		exp:      controllers.NewExpectations(expectationTimeout, d.Clock()),
 	}
 	c.setInf.AddHandler(controllers.EnqueueHandler(c.queue))
-	c.podInf.AddHandler(controllers.Handler{
-		OnAdd:    func(o api.Object) { c.podChanged(nil, o, false) },
-		OnUpdate: func(old, cur api.Object) { c.podChanged(old, cur, false) },
-		OnDelete: func(o api.Object) { c.podChanged(nil, o, true) },
-	})
+	c.podInf.AddHandler(controllers.ChangeHandler(c.podChanged))
 	c.history.Informer().AddHandler(controllers.Handler{
 		OnAdd:    c.enqueueOwner,
 		OnUpdate: func(_, cur api.Object) { c.enqueueOwner(cur) },
@@ -89,17 +85,11 @@ func ownerKey(obj api.Object) (string, bool) {
 }
 
 func (c *Controller) podChanged(old, cur api.Object, deleted bool) {
-	if key, ok := ownerKey(cur); ok {
-		c.exp.Observed(key, cur.GetName(), deleted)
-		c.queue.Add(key)
-	} else if set, ok := c.namesake(cur); ok && !deleted {
-		c.queue.Add(set) // an orphan the set may adopt
-	}
-	if old == nil {
+	if controllers.OwnerChanged(c.queue, c.exp, "apps/v1", "StatefulSet", old, cur, deleted) || deleted {
 		return
 	}
-	if key, ok := ownerKey(old); ok {
-		c.queue.Add(key)
+	if set, ok := c.namesake(cur); ok {
+		c.queue.Add(set) // an orphan the set may adopt
 	}
 }
 

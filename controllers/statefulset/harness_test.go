@@ -38,23 +38,14 @@ func start(t testing.TB) *harness {
 	h := &harness{Env: env, pods: env.Cache.Informer(podResource)}
 	h.ctrl = New(controllers.Deps{Cache: env.Cache, Client: env.Client, Log: env.Log})
 	env.Start()
-	ctx, cancel := context.WithCancel(env.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); h.ctrl.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	env.Go(func(ctx context.Context) { h.ctrl.Run(ctx, 2) })
 	return h
 }
 
 // runAgent plays the node agent: a pending pod becomes Running and Ready
 // once seen for readyAfter, unless hold says to keep it pending.
 func (h *harness) runAgent(readyAfter time.Duration, hold func(*corev1.Pod) bool) {
-	ctx, cancel := context.WithCancel(h.Ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	h.T.Cleanup(func() { cancel(); wg.Wait() })
-	go func() {
-		defer wg.Done()
+	h.Go(func(ctx context.Context) {
 		seen := map[types.UID]time.Time{}
 		for ctx.Err() == nil {
 			for _, o := range h.pods.List("", nil) {
@@ -62,7 +53,7 @@ func (h *harness) runAgent(readyAfter time.Duration, hold func(*corev1.Pod) bool
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}()
+	})
 }
 
 func (h *harness) tend(ctx context.Context, pod *corev1.Pod, seen map[types.UID]time.Time, readyAfter time.Duration, hold func(*corev1.Pod) bool) {
@@ -136,18 +127,7 @@ func (h *harness) getSet(name string) *appsv1.StatefulSet {
 // editSet applies change to the stored set, retrying on conflicts.
 func (h *harness) editSet(name string, change func(*appsv1.StatefulSet)) {
 	h.T.Helper()
-	for range 20 {
-		set := h.getSet(name)
-		change(set)
-		_, err := h.Client.Update(h.Ctx, set)
-		if err == nil {
-			return
-		}
-		if !apierrors.IsConflict(err) {
-			h.T.Fatalf("update statefulset %s: %v", name, err)
-		}
-	}
-	h.T.Fatalf("update statefulset %s: still conflicting after 20 tries", name)
+	controllertest.Edit(h.Env, setResource, "default", name, change)
 }
 
 // livePods is the set's pods in the cache that are not terminating, by

@@ -244,29 +244,6 @@ func (a *Agent) ImportBusybox(t testing.TB, d *runtimetest.Daemon, ns, image str
 	ImportBusybox(t, a.DataDir, d, ns, image)
 }
 
-// ImportBusybox drops a busybox tarball into the images folder of the
-// agent whose data dir is dataDir (a server's, for its embedded agent).
-func ImportBusybox(t testing.TB, dataDir string, d *runtimetest.Daemon, ns, image string) {
-	t.Helper()
-	img, err := runtimetest.Busybox(image, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	images := filepath.Join(dataDir, "agent", "images")
-	if err := os.MkdirAll(images, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := runtimetest.WriteOCIArchive(filepath.Join(images, "busybox.tar.tmp"), img); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(filepath.Join(images, "busybox.tar.tmp"), filepath.Join(images, "busybox.tar")); err != nil {
-		t.Fatal(err)
-	}
-	WaitFor(t, 30*time.Second, func() bool {
-		return strings.Contains(Ctr(t, d, ns, "images", "ls", "-q"), image)
-	}, "the image tarball to be imported")
-}
-
 // RunAgentOnce runs an agent that is expected to exit on its own within
 // 20 s (a bad token), and returns what it printed.
 func RunAgentOnce(t testing.TB, s *Server, d *runtimetest.Daemon, ns string, extra ...string) (string, error) {

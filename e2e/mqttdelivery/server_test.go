@@ -22,6 +22,7 @@ import (
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
 	"github.com/bramble-edge/bramble/server/publish"
+	"github.com/bramble-edge/bramble/server/rbac"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
@@ -54,9 +55,10 @@ type cluster struct {
 
 	pub *publish.Publisher
 	bus mqtt.Bus
-	// authn is the API's authenticator; views the running publisher's
-	// relist handler (nil while it is stopped).
+	// authn and authz are the API's authenticator and authorizer; views
+	// the running publisher's relist handler (nil while it is stopped).
 	authn auth.Authenticator
+	authz auth.Authorizer
 	views atomic.Pointer[http.Handler]
 	// newBus connects the server side to the broker; nil dials it as an
 	// external broker with broker.DialExternal.
@@ -102,9 +104,9 @@ func newCluster(t testing.TB) *cluster {
 func (c *cluster) buildHandler() {
 	c.t.Helper()
 	authn := auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
-	c.authn = authn
+	c.authn, c.authz = authn, rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(apiserver.NewNodeGraph(c.store, nil)))
 	api, err := apiserver.NewAPI(context.Background(), apiserver.APIConfig{Store: c.store, Authn: authn,
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(c.store, nil)), Log: quiet()})
+		Authz: c.authz, Log: quiet()})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func (c *cluster) startPublisher(tuning publish.Config) {
 	if err := c.pub.Start(context.Background()); err != nil {
 		c.t.Fatal(err)
 	}
-	views := c.pub.ViewHandler(c.authn)
+	views := c.pub.ViewHandler(c.authn, c.authz)
 	c.views.Store(&views)
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/rbac"
 )
 
 const testMetricsToken = "metrics-token-0123456789"
@@ -23,7 +23,7 @@ func (agentMetrics) FetchNodeMetrics(_ context.Context, node, path string, w io.
 
 func newMetricsEnv(t *testing.T) *testEnv {
 	return newTestEnv(t, func(c *APIConfig) {
-		c.Authz = auth.NewAuthorizer(nil)
+		c.Authz = rbac.New(rbac.NewIndex(), nil) // admins (system:masters) only
 		c.MetricsToken = testMetricsToken
 		c.NodeMetrics = agentMetrics{}
 	})

@@ -1,7 +1,8 @@
 // Package auth decides who a request comes from (client certificate signed by
-// the cluster CA, or a bearer token) and what that identity may do: admin
-// (everything), viewer (read), or node (its own Node, its pods, what they
-// reference, Events).
+// the cluster CA, or a bearer token) and holds the node rules: what a node
+// identity may do (its own Node, its pods, what they reference, Events).
+// What everyone else may do is RBAC's (server/rbac); a user's role names
+// the ClusterRole `bramble user create` binds it to.
 package auth
 
 import (
@@ -25,7 +26,10 @@ const NodeUserPrefix = "system:node:"
 type User struct {
 	Name   string   // "admin", "alice", "system:node:pi-1"
 	Groups []string // e.g. "system:masters", "system:nodes"
-	Role   string   // RoleAdmin, RoleViewer or RoleNode
+	// Role is RoleNode for nodes; for users, the role they were made with
+	// (RoleAdmin, RoleViewer or a ClusterRole's name), which RBAC decides
+	// by through their binding, never by this field.
+	Role string
 	// Node is the node name for RoleNode identities, "" otherwise.
 	Node string
 	// UID and Extra are what upstream's user.Info carries besides name and

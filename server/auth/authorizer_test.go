@@ -78,29 +78,21 @@ func runAuthz(t *testing.T, az Authorizer, cases []authzCase) {
 	}
 }
 
-func TestAuthorizeAdminAndViewer(t *testing.T) {
-	runAuthz(t, NewAuthorizer(testGraph()), []authzCase{
-		{"admin deletes a secret", admin, res("delete", "", "secrets", "", "default", "db"), true},
-		{"admin creates a node", admin, res("create", "", "nodes", "", "", "pi-9"), true},
-		{"admin any path", admin, path("post", "/debug"), true},
-		{"viewer gets pods", viewer, res("get", "", "pods", "", "default", "web-1"), true},
-		{"viewer lists deployments", viewer, res("list", "apps", "deployments", "", "", ""), true},
-		{"viewer watches nodes", viewer, res("watch", "", "nodes", "", "", ""), true},
-		{"viewer reads logs", viewer, res("get", "", "pods", "log", "default", "web-1"), true},
-		{"viewer reads scale", viewer, res("get", "apps", "deployments", "scale", "default", "web"), true},
-		{"viewer gets secret", viewer, res("get", "", "secrets", "", "default", "db"), false},
-		{"viewer lists secrets", viewer, res("list", "", "secrets", "", "", ""), false},
-		{"viewer creates configmap", viewer, res("create", "", "configmaps", "", "default", "c"), false},
-		{"viewer deletes pod", viewer, res("delete", "", "pods", "", "default", "web-1"), false},
-		{"viewer patches deployment", viewer, res("patch", "apps", "deployments", "", "default", "web"), false},
-		{"viewer execs", viewer, res("get", "", "pods", "exec", "default", "web-1"), false},
-		{"viewer /version", viewer, path("get", "/version"), true},
-		{"viewer discovery", viewer, path("get", "/apis/apps/v1"), true},
-		{"viewer openapi", viewer, path("get", "/openapi/v3/api/v1"), true},
-		{"viewer readyz", viewer, path("head", "/readyz"), true},
-		{"viewer post /version", viewer, path("post", "/version"), false},
-		{"viewer unknown path", viewer, path("get", "/metrics"), false},
-		{"viewer prefix trick", viewer, path("get", "/versionx"), false},
+// Only node identities get anything from the node rules; RBAC decides
+// for everyone else (server/rbac), admins included.
+func TestAuthorizeNodeRulesAreForNodesOnly(t *testing.T) {
+	runAuthz(t, NewNodeAuthorizer(testGraph()), []authzCase{
+		{"admin deletes a secret", admin, res("delete", "", "secrets", "", "default", "db"), false},
+		{"admin /version", admin, path("get", "/version"), false},
+		{"viewer gets pods", viewer, res("get", "", "pods", "", "default", "web-1"), false},
+		{"viewer /version", viewer, path("get", "/version"), false},
+		{"node /version", node1, path("get", "/version"), true},
+		{"node discovery", node1, path("get", "/apis/apps/v1"), true},
+		{"node openapi", node1, path("get", "/openapi/v3/api/v1"), true},
+		{"node readyz", node1, path("head", "/readyz"), true},
+		{"node post /version", node1, path("post", "/version"), false},
+		{"node unknown path", node1, path("get", "/metrics"), false},
+		{"node prefix trick", node1, path("get", "/versionx"), false},
 		{"no user", nil, path("get", "/version"), false},
 		{"unknown role", &User{Name: "x", Role: "root"}, path("get", "/version"), false},
 	})
@@ -108,7 +100,7 @@ func TestAuthorizeAdminAndViewer(t *testing.T) {
 
 func TestAuthorizeNodeNodesAndLeases(t *testing.T) {
 	const lease = "coordination.k8s.io"
-	runAuthz(t, NewAuthorizer(testGraph()), []authzCase{
+	runAuthz(t, NewNodeAuthorizer(testGraph()), []authzCase{
 		{"discovery", node1, path("get", "/api/v1"), true},
 		{"healthz", node1, path("get", "/healthz"), true},
 		{"get own node", node1, res("get", "", "nodes", "", "", "pi-1"), true},
@@ -123,6 +115,9 @@ func TestAuthorizeNodeNodesAndLeases(t *testing.T) {
 		{"update own node", node1, res("update", "", "nodes", "", "", "pi-1"), true},
 		{"patch other node", node1, res("patch", "", "nodes", "", "", "pi-2"), false},
 		{"patch own status", node1, res("patch", "", "nodes", "status", "", "pi-1"), true},
+		{"get own view", node1, res("get", "", "nodes", "view", "", "pi-1"), true},
+		{"get other view", node1, res("get", "", "nodes", "view", "", "pi-2"), false},
+		{"list views", node1, res("list", "", "nodes", "view", "", "pi-1"), false},
 		{"update other status", node1, res("update", "", "nodes", "status", "", "pi-2"), false},
 		{"delete own node", node1, res("delete", "", "nodes", "", "", "pi-1"), false},
 		{"get own lease", node1, res("get", lease, "leases", "", "kube-node-lease", "pi-1"), true},
@@ -143,7 +138,7 @@ func TestAuthorizeNodeNodesAndLeases(t *testing.T) {
 }
 
 func TestAuthorizeNodePodsAndReferences(t *testing.T) {
-	runAuthz(t, NewAuthorizer(testGraph()), []authzCase{
+	runAuthz(t, NewNodeAuthorizer(testGraph()), []authzCase{
 		{"list own pods", node1, sel(res("list", "", "pods", "", "", ""), "spec.nodeName=pi-1"), true},
 		{"watch own pods in ns", node1, sel(res("watch", "", "pods", "", "default", ""), "spec.nodeName==pi-1,metadata.namespace=default"), true},
 		{"list pods without selector", node1, res("list", "", "pods", "", "", ""), false},
@@ -180,17 +175,17 @@ func TestAuthorizeNodePodsAndReferences(t *testing.T) {
 func TestAuthorizeNodeGraphFailureRefuses(t *testing.T) {
 	g := testGraph()
 	g.err = errors.New("datastore closed")
-	runAuthz(t, NewAuthorizer(g), []authzCase{
+	runAuthz(t, NewNodeAuthorizer(g), []authzCase{
 		{"get pod", node1, res("get", "", "pods", "", "default", "web-1"), false},
 		{"get secret", node1, res("get", "", "secrets", "", "default", "db"), false},
 	})
-	runAuthz(t, NewAuthorizer(nil), []authzCase{
+	runAuthz(t, NewNodeAuthorizer(nil), []authzCase{
 		{"nil graph get pod", node1, res("get", "", "pods", "", "default", "web-1"), false},
 	})
 }
 
 func TestForbiddenMessages(t *testing.T) {
-	az := NewAuthorizer(testGraph())
+	az := NewNodeAuthorizer(testGraph())
 	tests := []struct {
 		user  *User
 		attrs Attributes
@@ -199,15 +194,15 @@ func TestForbiddenMessages(t *testing.T) {
 		{node1, res("get", "", "secrets", "", "default", "random"),
 			`User "system:node:pi-1" cannot get resource "secrets" in API group "" in the namespace "default": no pod bound to node "pi-1" references it`},
 		{viewer, res("create", "", "nodes", "", "", "x"),
-			`User "alice" cannot create resource "nodes" in API group "" at the cluster scope: viewers may only get, list and watch`},
+			`User "alice" cannot create resource "nodes" in API group "" at the cluster scope: the node rules apply to nodes only`},
 		{node1, res("patch", "", "pods", "status", "default", "web-2"),
 			`User "system:node:pi-1" cannot patch resource "pods/status" in API group "" in the namespace "default": the pod is not bound to node "pi-1"`},
 		{node1, sel(res("list", "", "pods", "", "", ""), "spec.nodeName=pi-2"),
 			`User "system:node:pi-1" cannot list resource "pods" in API group "" at the cluster scope: fieldSelector names node "pi-2", want spec.nodeName=pi-1`},
 		{node1, res("get", "apps", "deployments", "", "default", "web"),
 			`User "system:node:pi-1" cannot get resource "deployments" in API group "apps" in the namespace "default"`},
-		{viewer, path("post", "/version"),
-			`User "alice" cannot post path "/version": only get and head are allowed on this path`},
+		{node1, path("post", "/version"),
+			`User "system:node:pi-1" cannot post path "/version": only get and head are allowed on this path`},
 	}
 	for _, tc := range tests {
 		err := az.Authorize(context.Background(), tc.user, tc.attrs)

@@ -28,7 +28,7 @@ func BenchmarkAuthenticateBearerToken(b *testing.B) {
 // BenchmarkAuthorizeNodePodWatch: the node rule with the most work, a
 // fieldSelector parse.
 func BenchmarkAuthorizeNodePodWatch(b *testing.B) {
-	az := NewAuthorizer(testGraph())
+	az := NewNodeAuthorizer(testGraph())
 	attrs := sel(res("watch", "", "pods", "", "", ""), "spec.nodeName=pi-1")
 	ctx := context.Background()
 	for b.Loop() {

@@ -15,9 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/bootstrap"
 	"github.com/bramble-edge/bramble/server/pki"
+	"github.com/bramble-edge/bramble/server/rbac"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -33,6 +37,7 @@ type testCluster struct {
 	lookup    *auth.SecretTokenLookup
 	authn     auth.Authenticator
 	authz     auth.Authorizer
+	rbac      *rbac.Index
 	adminPath string // admin kubeconfig
 
 	mu      sync.Mutex
@@ -50,7 +55,8 @@ func newTestCluster(t testing.TB) *testCluster {
 	c := &testCluster{pki: p, secrets: make(map[string]corev1.Secret)}
 	c.lookup = auth.NewSecretTokenLookup(c.listSecrets, auth.SecretTokenLookupConfig{Logger: quietLogger()})
 	c.authn = auth.NewAuthenticator(p.CAPool(), c.lookup)
-	c.authz = auth.NewAuthorizer(nil)
+	c.rbac = testRBAC()
+	c.authz = rbac.New(c.rbac, auth.NewNodeAuthorizer(nil))
 	c.srv = httptest.NewUnstartedServer(c)
 	c.srv.TLS = p.ServingTLSConfig()
 	c.srv.EnableHTTP2 = true
@@ -61,6 +67,43 @@ func newTestCluster(t testing.TB) *testCluster {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// testRBAC is the API server's authorizer with the roles every server
+// makes at start; cluster-admin is bound to system:masters and
+// bramble:viewer to the viewers' group, as at start, but discovery only to
+// the viewers' group too, so that a certificate in groups no binding names
+// is refused (the authenticator tests check it is left to RBAC). User
+// tokens get their binding when their Secret is made (bindUser), as
+// server/rbac's UserBindings does.
+func testRBAC() *rbac.Index {
+	x := rbac.NewIndex()
+	for _, r := range append(bootstrap.DefaultClusterRoles(), bootstrap.SystemClusterRoles(api.All())...) {
+		x.Apply(r)
+	}
+	for _, b := range bootstrap.DefaultClusterRoleBindings() {
+		if b.Name == "cluster-admin" || b.Name == bootstrap.ViewerRole {
+			x.Apply(b)
+		}
+	}
+	bindGroup := []rbacv1.Subject{{Kind: rbacv1.GroupKind, Name: auth.GroupViewers}}
+	x.SetBinding("", "system:discovery", rbacv1.RoleRef{Kind: "ClusterRole", Name: "system:discovery"}, bindGroup)
+	return x
+}
+
+// bindUser binds the user of Secret s to its ClusterRole, or unbinds it
+// when gone.
+func (c *testCluster) bindUser(s *corev1.Secret, gone bool) {
+	t, err := auth.StoredTokenFromSecret(s)
+	if err != nil {
+		return
+	}
+	if gone {
+		c.rbac.DeleteBinding("", auth.UserBindingPrefix+t.Name)
+		return
+	}
+	ref := rbacv1.RoleRef{Kind: "ClusterRole", Name: auth.UserClusterRole(t.Role)}
+	c.rbac.SetBinding("", auth.UserBindingPrefix+t.Name, ref, []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: t.Name}})
 }
 
 func (c *testCluster) listSecrets(_ context.Context, ns string) ([]corev1.Secret, error) {
@@ -140,6 +183,7 @@ func (c *testCluster) serveSecrets(w http.ResponseWriter, r *http.Request, a aut
 		}
 		s.CreationTimestamp = metav1.NewTime(time.Now().Truncate(time.Second))
 		c.secrets[s.Name] = s
+		c.bindUser(&s, false)
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(&s)
 	case "list":
@@ -149,7 +193,9 @@ func (c *testCluster) serveSecrets(w http.ResponseWriter, r *http.Request, a aut
 			writeStatus(w, http.StatusNotFound, metav1.StatusReasonNotFound, fmt.Errorf("secrets %q not found", a.Name))
 			return
 		}
+		gone := c.secrets[a.Name]
 		delete(c.secrets, a.Name)
+		c.bindUser(&gone, true)
 		json.NewEncoder(w).Encode(&metav1.Status{Status: metav1.StatusSuccess})
 	default:
 		writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, errors.New("not served"))

@@ -14,7 +14,8 @@ import (
 //
 //   - nodes: get its own Node; list and watch with fieldSelector
 //     metadata.name=<node>; create, update and patch its own Node; get,
-//     update and patch its own nodes/status.
+//     update and patch its own nodes/status; get its own nodes/view (its
+//     MQTT view, the relist: server/publish ViewAttributes).
 //   - pods: list and watch with fieldSelector spec.nodeName=<node>; get and
 //     delete (the agent finalises deletions) a pod bound to it; get, update
 //     and patch pods/status of a pod bound to it. No create.
@@ -27,7 +28,7 @@ import (
 //     it (the API checks the bound pod: nodeTokenCheck in satoken.go).
 //
 // Everything else is refused. Graph lookups that fail refuse too.
-func (a *authorizer) authorizeNode(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) authorizeNode(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.NonResourcePath != "" {
 		return authorizeNonResource(user, attrs)
 	}
@@ -57,7 +58,8 @@ func nodeOwnNode(user *User, attrs Attributes) error {
 	case attrs.Subresource == "" && (attrs.Verb == "list" || attrs.Verb == "watch"):
 		return requireOwnSelector(user, attrs, "metadata.name")
 	case attrs.Subresource == "" && isVerb(attrs.Verb, "get", "create", "update", "patch"),
-		attrs.Subresource == "status" && isVerb(attrs.Verb, "get", "update", "patch"):
+		attrs.Subresource == "status" && isVerb(attrs.Verb, "get", "update", "patch"),
+		attrs.Subresource == "view" && attrs.Verb == "get":
 		if attrs.Name != user.Node {
 			return forbidden(user, attrs, fmt.Sprintf("node %q may only use its own Node object", user.Node))
 		}
@@ -66,7 +68,7 @@ func nodeOwnNode(user *User, attrs Attributes) error {
 	return forbidden(user, attrs, "")
 }
 
-func (a *authorizer) nodePods(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) nodePods(ctx context.Context, user *User, attrs Attributes) error {
 	switch {
 	case attrs.Subresource == "" && (attrs.Verb == "list" || attrs.Verb == "watch"):
 		return requireOwnSelector(user, attrs, "spec.nodeName")
@@ -77,7 +79,7 @@ func (a *authorizer) nodePods(ctx context.Context, user *User, attrs Attributes)
 	return forbidden(user, attrs, "")
 }
 
-func (a *authorizer) requireBoundPod(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) requireBoundPod(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.Name == "" || a.graph == nil {
 		return forbidden(user, attrs, "")
 	}
@@ -91,7 +93,7 @@ func (a *authorizer) requireBoundPod(ctx context.Context, user *User, attrs Attr
 	return nil
 }
 
-func (a *authorizer) nodeReferenced(ctx context.Context, user *User, attrs Attributes) error {
+func (a *nodeAuthorizer) nodeReferenced(ctx context.Context, user *User, attrs Attributes) error {
 	if attrs.Verb != "get" || attrs.Subresource != "" || attrs.Name == "" || a.graph == nil {
 		return forbidden(user, attrs, "")
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/join"
 	"github.com/bramble-edge/bramble/server/pki"
+	"github.com/bramble-edge/bramble/server/rbac"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -69,7 +70,7 @@ func newCluster(t testing.TB, opts ...clusterOption) *cluster {
 	}
 	t.Cleanup(c.registry.Stop)
 	c.authn = auth.NewAuthenticator(c.pki.CAPool(), nil, auth.WithNodeCertCheck(c.registry.Check))
-	api, err := apiserver.NewAPI(ctx, apiserver.APIConfig{Store: c.store, Authn: c.authn, Authz: auth.NewAuthorizer(nil), Log: quiet()})
+	api, err := apiserver.NewAPI(ctx, apiserver.APIConfig{Store: c.store, Authn: c.authn, Authz: rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(nil)), Log: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -170,24 +169,9 @@ func (x *session) write(c *mqtt.RPCChunk) error {
 	}
 	switch {
 	case c.EOF && c.Error != "":
-		return agentError(x.node, c)
+		return mqtt.AgentStatus(c.Code, c.Error)
 	case c.EOF:
 		return errDone
 	}
 	return nil
-}
-
-// agentError turns the agent's failure into the Status the API returns.
-func agentError(node string, c *mqtt.RPCChunk) error {
-	reason := metav1.StatusReasonInternalError
-	switch c.Code {
-	case http.StatusNotFound:
-		reason = metav1.StatusReasonNotFound
-	case http.StatusBadRequest:
-		reason = metav1.StatusReasonBadRequest
-	case http.StatusTooManyRequests:
-		reason = metav1.StatusReasonTooManyRequests
-	}
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(c.Code),
-		Reason: reason, Message: c.Error}}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/nodestatus"
 	"github.com/bramble-edge/bramble/server/pki"
+	"github.com/bramble-edge/bramble/server/rbac"
 )
 
 // waitLong bounds every wait for something that should happen.
@@ -66,7 +67,7 @@ func newEnv(t testing.TB, cfg nodestatus.Config) *env {
 	t.Cleanup(func() { e.store.Close() })
 	e.faults = storetest.NewFaults(e.store)
 	e.api, err = apiserver.NewAPI(ctx, apiserver.APIConfig{Store: e.store, Authn: auth.NewAuthenticator(e.ca.CAPool(), nil),
-		Authz: auth.NewAuthorizer(apiserver.NewNodeGraph(e.store, nil)), Log: testLogger()})
+		Authz: rbac.New(rbac.NewIndex(), auth.NewNodeAuthorizer(apiserver.NewNodeGraph(e.store, nil))), Log: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

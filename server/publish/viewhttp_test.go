@@ -9,14 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server/auth"
+	"github.com/bramble-edge/bramble/server/rbac"
 )
 
 // headerAuth stands in for the certificate authenticator (the end-to-end
-// tests use the real one): the X-User header is "admin", "node:<name>" or
-// "viewer"; no header is no credentials.
+// tests use the real one): the X-User header is "admin", "node:<name>",
+// "viewer" or any other user name; no header is no credentials.
 type headerAuth struct{}
 
 func (headerAuth) Authenticate(r *http.Request) (*auth.User, error) {
@@ -24,13 +27,34 @@ func (headerAuth) Authenticate(r *http.Request) (*auth.User, error) {
 	case u == "":
 		return nil, fmt.Errorf("%w: no client certificate", auth.ErrUnauthenticated)
 	case u == "admin":
-		return &auth.User{Name: "admin", Role: auth.RoleAdmin}, nil
+		return &auth.User{Name: "admin", Groups: []string{auth.GroupMasters}, Role: auth.RoleAdmin}, nil
 	case strings.HasPrefix(u, "node:"):
 		node := strings.TrimPrefix(u, "node:")
-		return &auth.User{Name: auth.NodeUserPrefix + node, Role: auth.RoleNode, Node: node}, nil
+		return &auth.User{Name: auth.NodeUserPrefix + node, Groups: []string{auth.GroupNodes}, Role: auth.RoleNode, Node: node}, nil
+	case u == "viewer":
+		return &auth.User{Name: u, Groups: []string{auth.GroupViewers}, Role: auth.RoleViewer}, nil
 	default:
-		return &auth.User{Name: u, Role: auth.RoleViewer}, nil
+		return &auth.User{Name: u}, nil
 	}
+}
+
+// viewAuthz is the API server's authorizer (RBAC, the node rules for
+// nodes) with the bindings `bramble user create` makes: alice holds a
+// ClusterRole that allows nodes/view, bob one that reads Nodes but not
+// their views, and viewers hold view (no nodes/view).
+func viewAuthz() auth.Authorizer {
+	x := rbac.NewIndex()
+	x.SetRole("", "relister", []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"nodes/view"}}})
+	x.SetRole("", "node-reader", []rbacv1.PolicyRule{{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"nodes", "nodes/status"}}})
+	x.SetRole("", "view", []rbacv1.PolicyRule{{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"pods", "nodes", "configmaps"}}})
+	bind := func(user, role string) {
+		ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}
+		x.SetBinding("", "bramble-user:"+user, ref, []rbacv1.Subject{{Kind: "User", Name: user}})
+	}
+	bind("alice", "relister")
+	bind("bob", "node-reader")
+	bind("viewer", "view")
+	return rbac.New(x, auth.NewNodeAuthorizer(nil))
 }
 
 // gatedStore holds reads of pods at a revision (a whole view's) until the
@@ -66,7 +90,7 @@ func TestViewHandlerChecksCallerAndRequest(t *testing.T) {
 	w := writer{t, store}
 	w.pod("web", "pi-1", "", "", "a")
 	p := startPublisher(t, store, newRecordingBus(), Config{})
-	h := p.ViewHandler(headerAuth{})
+	h := p.ViewHandler(headerAuth{}, viewAuthz())
 	path := mqtt.ViewPath("pi-1")
 	cases := []struct {
 		method, target, user string
@@ -77,6 +101,9 @@ func TestViewHandlerChecksCallerAndRequest(t *testing.T) {
 		{"GET", path + "?since=0", "admin", 200, `"name":"web"`},
 		{"GET", path, "node:pi-2", 403, "may not read the view of node"},
 		{"GET", path, "viewer", 403, "may not read"},
+		{"GET", path, "alice", 200, `"name":"web"`},
+		{"GET", mqtt.ViewPath("pi-2"), "alice", 200, `"full":true`},
+		{"GET", path, "bob", 403, "bob may not read the view of node \"pi-1\""},
 		{"GET", path, "", 401, "no client certificate"},
 		{"GET", path + "?since=x", "node:pi-1", 400, "since: got \"x\""},
 		{"GET", path + "?since=-3", "node:pi-1", 400, "since: got \"-3\""},
@@ -102,7 +129,7 @@ func TestViewHandlerSheds(t *testing.T) {
 	store := &gatedStore{Store: real, entered: make(chan struct{}, 1)}
 	p := startPublisher(t, store, newRecordingBus(), Config{MaxViews: 1})
 	store.gate = make(chan struct{}) // from here on, whole views wait
-	h := p.ViewHandler(headerAuth{})
+	h := p.ViewHandler(headerAuth{}, viewAuthz())
 	done := make(chan int)
 	go func() {
 		code, _ := get(t, h, "GET", mqtt.ViewPath("pi-1"), "node:pi-1")

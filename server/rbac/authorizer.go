@@ -15,7 +15,7 @@ import (
 
 // Authorizer is the API server's authorizer: the group system:masters may
 // do everything; a node identity (role node) gets what the node rules of
-// auth.NewAuthorizer allow; everything else, and what the node rules
+// auth.NewNodeAuthorizer allow; everything else, and what the node rules
 // refuse a node, is decided by RBAC.
 type Authorizer struct {
 	index *Index

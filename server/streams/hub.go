@@ -113,7 +113,7 @@ func accepted(conn net.Conn, node string) (net.Conn, error) {
 	}
 	if res.Error != "" {
 		conn.Close()
-		return nil, statusError(res)
+		return nil, mqtt.AgentStatus(res.Code, res.Error)
 	}
 	return conn, nil
 }

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/tunnel"
 )
 
@@ -121,24 +118,7 @@ func result(p []byte) (int, error) {
 		return 0, err
 	}
 	if res.Error != "" {
-		return 0, statusError(res)
+		return 0, mqtt.AgentStatus(res.Code, res.Error)
 	}
 	return res.ExitCode, nil
-}
-
-// statusError turns the agent's refusal into the Status the API returns.
-func statusError(res tunnel.Result) error {
-	reason := metav1.StatusReasonInternalError
-	switch res.Code {
-	case http.StatusForbidden:
-		reason = metav1.StatusReasonForbidden
-	case http.StatusNotFound:
-		reason = metav1.StatusReasonNotFound
-	case http.StatusBadRequest:
-		reason = metav1.StatusReasonBadRequest
-	case http.StatusTooManyRequests:
-		reason = metav1.StatusReasonTooManyRequests
-	}
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: int32(res.Code),
-		Reason: reason, Message: res.Error}}
 }
