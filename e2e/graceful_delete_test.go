@@ -51,7 +51,7 @@ spec:
 `, name, node, preStop, grace)
 }
 
-func waitPodRunning(t *testing.T, s *cluster.Server, name string) {
+func waitGracefulPodRunning(t *testing.T, s *cluster.Server, name string) {
 	t.Helper()
 	cluster.WaitFor(t, 60*time.Second, func() bool {
 		out, _, err := s.Kubectl("get", "pod", name, "-n", "work", "-o", "jsonpath={.status.phase}")
@@ -66,7 +66,7 @@ func podGone(s *cluster.Server, name string) bool {
 
 func testTerminatingWhilePreStop(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, ns, node string) {
 	apply(t, s, stoppablePod("graceful", node, 6, 30))
-	waitPodRunning(t, s, "graceful")
+	waitGracefulPodRunning(t, s, "graceful")
 	deleted := time.Now()
 	s.MustKubectl("delete", "pod", "graceful", "-n", "work", "--wait=false")
 	if out := s.MustKubectl("get", "pod", "graceful", "-n", "work", "--no-headers"); !strings.Contains(out, "Terminating") {
@@ -86,7 +86,7 @@ func testTerminatingWhilePreStop(t *testing.T, s *cluster.Server, d *runtimetest
 
 func testForceDelete(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, ns, node string) {
 	apply(t, s, stoppablePod("forced", node, 60, 2))
-	waitPodRunning(t, s, "forced")
+	waitGracefulPodRunning(t, s, "forced")
 	s.MustKubectl("delete", "pod", "forced", "-n", "work", "--force", "--grace-period=0")
 	if !podGone(s, "forced") {
 		t.Errorf("pod forced: still there right after a force delete")
@@ -118,7 +118,7 @@ spec:
 
 func testStatefulSetWaitsForOldPod(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, ns string) {
 	apply(t, s, gracefulSet)
-	waitPodRunning(t, s, "web-0")
+	waitGracefulPodRunning(t, s, "web-0")
 	old := s.MustKubectl("get", "pod", "web-0", "-n", "work", "-o", "jsonpath={.metadata.uid}")
 	s.MustKubectl("delete", "pod", "web-0", "-n", "work", "--wait=false")
 	sawTerminating := false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/controllers/controllertest"
 )
 
 // TestNewPodOnlyOnceTheOldIsGone: a node whose daemon pod is terminating
@@ -20,7 +21,7 @@ func TestNewPodOnlyOnceTheOldIsGone(t *testing.T) {
 	h.addNode("pi-1", nil)
 	ds := h.createDS(dsObject("logger", nil))
 	old := h.waitNodes(ds, "pi-1")["pi-1"][0]
-	edit(h, podResource, "default", old.Name, func(o api.Object) { o.SetFinalizers([]string{"example.com/hold"}) })
+	controllertest.Edit(h.Env, podResource, "default", old.Name, func(o api.Object) { o.SetFinalizers([]string{"example.com/hold"}) })
 	if err := h.Client.Delete(h.Ctx, podResource, "default", old.Name, controllers.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestNewPodOnlyOnceTheOldIsGone(t *testing.T) {
 			t.Fatalf("pod %s created while %s terminates on the node, want none until it is gone", p.Name, old.Name)
 		}
 	}
-	edit(h, podResource, "default", old.Name, func(o api.Object) { o.SetFinalizers(nil) })
+	controllertest.Edit(h.Env, podResource, "default", old.Name, func(o api.Object) { o.SetFinalizers(nil) })
 	h.Eventually(waitFor, func() error {
 		if got := h.podsByNode(ds)["pi-1"]; len(got) != 1 || got[0].UID == old.UID {
 			return fmt.Errorf("pods on pi-1: %d, want one new", len(got))
