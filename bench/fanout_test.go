@@ -78,21 +78,11 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // waits until every node holds the ConfigMap.
 func setUpFanout(b *testing.B, c *minicluster.Cluster, f *hollownode.Fleet) *corev1.ConfigMap {
 	b.Helper()
-	ctx := context.Background()
-	out, err := c.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared", Namespace: "default"},
-		Data: map[string]string{"i": "start"}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	var names []string
 	for _, n := range f.Nodes() {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "user-" + n.Name(), Namespace: "default"},
-			Spec: corev1.PodSpec{NodeName: n.Name(), Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36",
-				EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
-					LocalObjectReference: corev1.LocalObjectReference{Name: "shared"}}}}}}}}
-		if _, err := c.Client.Create(ctx, pod); err != nil {
-			b.Fatal(err)
-		}
+		names = append(names, n.Name())
 	}
+	out := createFanout(b, c, names)
 	ref := mqtt.ObjectRef{Resource: mqtt.ResourceConfigMaps, Namespace: "default", Name: "shared"}
 	deadline := time.Now().Add(5 * time.Minute)
 	for _, n := range f.Nodes() {
@@ -107,6 +97,28 @@ func setUpFanout(b *testing.B, c *minicluster.Cluster, f *hollownode.Fleet) *cor
 		}
 	}
 	waitQuiet(b, c)
+	return out
+}
+
+// createFanout creates ConfigMap default/shared and, on each node, a pod
+// that uses it.
+func createFanout(b *testing.B, c *minicluster.Cluster, nodes []string) *corev1.ConfigMap {
+	b.Helper()
+	ctx := context.Background()
+	out, err := c.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared", Namespace: "default"},
+		Data: map[string]string{"i": "start"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, node := range nodes {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "user-" + node, Namespace: "default"},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "main", Image: "busybox:1.36",
+				EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "shared"}}}}}}}}
+		if _, err := c.Client.Create(ctx, pod); err != nil {
+			b.Fatal(err)
+		}
+	}
 	return out.(*corev1.ConfigMap)
 }
 

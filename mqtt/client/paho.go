@@ -110,13 +110,21 @@ func (c *Client) onMessage(_ paho.Client, m paho.Message) {
 
 func (c *Client) connected() bool { return c.mqtt.IsConnectionOpen() }
 
-// sendAck publishes an ACK or HELLO without waiting: acks are advisory,
-// and the server notices lost ones.
+// sendAck publishes an ACK or HELLO without waiting. A HELLO goes at
+// QoS 1: it is how the server learns where a (re)connected node stands.
+// An ACK goes at QoS 0, one TLS record instead of two per delivery: acks
+// only feed the server's stall watch, which takes a lost one for a node
+// that fell behind and sends a catch-up the stream de-duplicates, and a
+// newer ack supersedes it (e2e/mqttdelivery TestDeliveryWithLostAcks).
 func (c *Client) sendAck(t mqtt.AckType, rev int64) {
 	payload, err := mqtt.Ack{Type: t, Rev: rev}.Encode()
 	if err != nil {
 		c.log.Error("cannot encode ack", "err", err)
 		return
 	}
-	c.mqtt.Publish(mqtt.AckTopic(c.node), 1, false, payload)
+	qos := byte(0)
+	if t == mqtt.AckHello {
+		qos = 1
+	}
+	c.mqtt.Publish(mqtt.AckTopic(c.node), qos, false, payload)
 }

@@ -100,11 +100,15 @@ func (r *Registry) checkNamespaceOpen(ctx context.Context, res *api.Resource, ob
 	if !res.Namespaced {
 		return nil
 	}
-	nsObj, _, err := r.load(ctx, namespacesResource, "", obj.GetNamespace())
-	if err != nil {
-		return err
+	ns, ok := r.cachedNamespace(ctx, obj.GetNamespace())
+	if !ok {
+		nsObj, _, err := r.load(ctx, namespacesResource, "", obj.GetNamespace())
+		if err != nil {
+			return err
+		}
+		ns = nsObj.(*corev1.Namespace)
 	}
-	if nsObj.GetDeletionTimestamp() != nil || nsObj.(*corev1.Namespace).Status.Phase == corev1.NamespaceTerminating {
+	if ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating {
 		return apierrors.NewForbidden(res.GroupResource(), obj.GetName(),
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", obj.GetNamespace()))
 	}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bramble-edge/bramble/mqtt"
+)
+
+// receiptReporter writes one line per desired Event that carries one
+// object, "recv <node> <event rev> <unix ns of receipt>", so that a
+// benchmark in another process can time commit-to-receipt on the same
+// clock (-report-receipts). Lines are buffered and flushed every few
+// milliseconds: the time is in the line, not in when it is read.
+type receiptReporter struct {
+	ref mqtt.ObjectRef
+	mu  sync.Mutex
+	w   *bufio.Writer
+}
+
+func newReceiptReporter(ref mqtt.ObjectRef, out io.Writer) *receiptReporter {
+	return &receiptReporter{ref: ref, w: bufio.NewWriterSize(out, 64<<10)}
+}
+
+// parseObjectRef reads "resource/namespace/name" (namespace empty for
+// cluster-scoped objects: "nodes//pi-1").
+func parseObjectRef(s string) (mqtt.ObjectRef, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 || parts[0] == "" || parts[2] == "" {
+		return mqtt.ObjectRef{}, fmt.Errorf("-report-receipts %q: want resource/namespace/name", s)
+	}
+	return mqtt.ObjectRef{Resource: parts[0], Namespace: parts[1], Name: parts[2]}, nil
+}
+
+// onReceive is a hollownode.Config.OnReceive.
+func (r *receiptReporter) onReceive(node string, ev *mqtt.Event, at time.Time) {
+	if !slices.ContainsFunc(ev.Changes, func(c mqtt.Change) bool { return c.ObjectRef == r.ref }) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "recv %s %d %d\n", node, ev.Rev, at.UnixNano())
+}
+
+// say writes a line of its own at once.
+func (r *receiptReporter) say(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.w.WriteString(line + "\n")
+	r.w.Flush()
+}
+
+// flushEvery flushes what was written every d until ctx ends.
+func (r *receiptReporter) flushEvery(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.mu.Lock()
+			r.w.Flush()
+			r.mu.Unlock()
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
+)
+
+// TestCreateRightAfterNamespaceDeleteIsRefused: a create's namespace check
+// reads the shared cache only when the cache is as fresh as the datastore,
+// so a create sent right after its namespace was deleted is refused every
+// time, however far behind the cache is; with the cache caught up, the
+// check is answered from it.
+func TestCreateRightAfterNamespaceDeleteIsRefused(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := informer.New(store, informer.Config{})
+	for _, res := range api.All() {
+		cache.Informer(res)
+	}
+	cache.Start(ctx)
+	t.Cleanup(func() { cancel(); cache.Stop(); store.Close() })
+	r, err := New(ctx, Config{Store: store, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms := api.MustLookup("", "v1", "configmaps")
+	for i := range 40 {
+		name := fmt.Sprintf("ns-%d", i)
+		if _, err := r.Create(ctx, namespacesResource, "", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cur, _ := store.CurrentRevision(ctx)
+		if err := cache.WaitForRevision(ctx, cur); err != nil {
+			t.Fatal(err)
+		}
+		if ns, ok := r.cachedNamespace(ctx, name); !ok || ns.Name != name {
+			t.Fatalf("namespace %s with the cache caught up: got %v, %v from the cache", name, ns, ok)
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: name}}
+		if _, err := r.Create(ctx, cms, name, cm, WriteOptions{}); err != nil {
+			t.Fatalf("create in open namespace %s: %v", name, err)
+		}
+		if _, err := r.Delete(ctx, namespacesResource, "", name, nil); err != nil {
+			t.Fatal(err)
+		}
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: name}}
+		if _, err := r.Create(ctx, cms, name, cm, WriteOptions{}); !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
+			t.Fatalf("create right after deleting namespace %s: got %v, want 403 (being terminated) or 404", name, err)
+		}
+	}
+	if _, ok := r.cachedNamespace(ctx, "never-made"); ok {
+		t.Error("a namespace nobody made: the cache answered; want the datastore's NotFound")
+	}
+}
