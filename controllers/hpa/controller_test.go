@@ -95,8 +95,12 @@ func TestScaleUpAndDown(t *testing.T) {
 		usage.set(p, 5)
 	}
 	waitReplicas(1)
-	if took := time.Since(idleAt); took < 2*time.Second {
-		t.Errorf("scaled down %s after the pods went idle, want after the 2 s window", took)
+	// The window runs from the last busy recommendation, which the sync
+	// before the pods went idle recorded: up to a sync period (more on a
+	// loaded machine) before idleAt. Without the window the scale-down
+	// comes within a sync or two.
+	if took := time.Since(idleAt); took < 1500*time.Millisecond {
+		t.Errorf("scaled down %s after the pods went idle, want after the 2 s window (less the syncs before idleAt)", took)
 	}
 }
 
