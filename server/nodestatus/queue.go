@@ -39,14 +39,16 @@ func (m *Monitor) sync(ctx context.Context, key string) error {
 	return m.syncPod(ctx, podKey{ns, name})
 }
 
-// limiter spaces writes at a rate, allowing a burst of one second's worth
-// after a quiet spell (virtual scheduling: each write gets the next slot,
-// and slots left unused in the past are forgotten beyond the burst). Slots
-// closer together than a tick are released together at the tick's end, so
-// the writes of one tick reach the datastore at once and share its commit
-// (one fsync): at 50 writes a second, one commit per write cost the server
-// more CPU than the writes (BenchmarkDeployment1000's profile), and an SD
-// card an fsync each.
+// limiter spaces writes at a rate, allowing a burst after a quiet spell of
+// one second's worth or burstWrites, whichever is fewer (virtual
+// scheduling: each write gets the next slot, and slots left unused in the
+// past are forgotten beyond the burst). Slots closer together than a tick
+// are released together at the tick's end, so the writes of one tick reach
+// the datastore at once and share its commit (one fsync): at 50 writes a
+// second, one commit per write cost the server more CPU than the writes
+// (BenchmarkDeployment1000's profile), and an SD card an fsync each. So
+// what bounds an SD card's fsyncs is the tick, not the rate: past the
+// burst, at most one commit per tick whatever the rate.
 type limiter struct {
 	mu       sync.Mutex
 	interval time.Duration
@@ -59,8 +61,13 @@ type limiter struct {
 // than one per tick.
 const limiterTick = 100 * time.Millisecond
 
+// burstWrites caps the burst: at high rates a second's worth of writes at
+// once would each go as they come, not a tick's worth per commit.
+const burstWrites = 50
+
 func newLimiter(perSecond float64) *limiter {
-	l := &limiter{interval: time.Duration(float64(time.Second) / perSecond), burst: time.Second}
+	interval := time.Duration(float64(time.Second) / perSecond)
+	l := &limiter{interval: interval, burst: min(time.Second, burstWrites*interval)}
 	if l.interval < limiterTick {
 		l.tick = limiterTick
 	}
