@@ -20,12 +20,15 @@ type window struct {
 	rev0, rev1           int64
 	stopProfile          func()
 	b                    *testing.B
+	commits              *commitSampler
+	commitTotal, peak    uint64
 }
 
 func startWindow(b *testing.B, c *minicluster.Cluster) *window {
 	w := &window{b: b}
 	w.start, w.cpu0, w.dec0, w.rev0 = time.Now(), processCPU(b), api.Decodes(), currentRev(b, c)
 	w.stopProfile = cpuProfile(b, "deployment1000-to-bound")
+	w.commits = sampleCommits(b)
 	return w
 }
 
@@ -40,6 +43,14 @@ func (w *window) end(b *testing.B, c *minicluster.Cluster) {
 	w.cpu1, w.dec1 = processCPU(b), api.Decodes()
 	w.stopProfile()
 	w.rev1 = currentRev(b, c)
+	w.commitTotal, w.peak = w.commits.end(b)
+}
+
+// reportCommits gives the datastore's commits (fsyncs) per pod and the
+// most in any one second of the window.
+func (w *window) reportCommits(b *testing.B, pods int) {
+	b.ReportMetric(float64(w.commitTotal)/float64(pods), "commits/pod")
+	b.ReportMetric(float64(w.peak), "max-commits/s")
 }
 
 // report gives the benchmark's figures: the whole window per pod (as
@@ -57,6 +68,7 @@ func (w *window) report(b *testing.B, ph phases, pods int, load float64) {
 	b.ReportMetric(float64(w.dec1-w.dec0)/float64(pods), "decodes/pod")
 	b.ReportMetric(float64(w.rev1-w.rev0)/float64(pods), "writes/pod")
 	b.ReportMetric(load, "load1")
+	w.reportCommits(b, pods)
 }
 
 // BenchmarkHollow100Idle is BenchmarkDeployment1000's cluster (the server
