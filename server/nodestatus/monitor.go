@@ -60,9 +60,10 @@ type Config struct {
 	ResourceChange float64
 	// WritesPerSecond caps datastore writes (default 500, a burst of 50;
 	// past it, the writes of one 100 ms tick share one commit, so at most
-	// 10 commits a second at any rate); Workers is how many run at once
-	// (default: enough for the writes of one limiter tick to go together,
-	// at least 2).
+	// 10 commits a second at any rate). Above 10 a second the writer takes
+	// only what the datastore's other writers leave of it, never less than
+	// 50 a second (share.go). Workers is how many run at once (default:
+	// enough for the writes of one limiter tick to go together, at least 2).
 	WritesPerSecond float64
 	Workers         int
 	// CheckInterval is how often leases are checked (default: an eighth of
@@ -73,10 +74,11 @@ type Config struct {
 }
 
 // defaultWritesPerSecond: 50 a second held 1,000 pods' Ready reports on
-// 100 nodes for 20 s, and every second of that the server's fixed costs
-// and its 5-write commits (BENCHMARKS.md, issue 12's third follow-up); 500
-// a second is a tenth of what the datastore acknowledges with a 10 ms
-// (SD card) commit, at the same 10 commits a second.
+// 100 nodes for 20 s after their binding, and the ReplicaSet and
+// Deployment syncs and small commits of all that time (BENCHMARKS.md,
+// issue 12's third follow-up); 500 a second is a tenth of what the
+// datastore acknowledges with a 10 ms (SD card) commit, at the same 10
+// commits a second.
 const defaultWritesPerSecond = 500
 
 func (c *Config) setDefaults() error {
@@ -133,9 +135,18 @@ func New(cfg Config) (*Monitor, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	return &Monitor{cfg: cfg, log: cfg.Logger.With("component", "nodestatus"),
+	m := &Monitor{cfg: cfg, log: cfg.Logger.With("component", "nodestatus"),
 		queue: controllers.NewQueue(retryMin, retryMax), limiter: newLimiter(cfg.WritesPerSecond),
-		nodes: map[string]*nodeState{}, tombs: map[string]time.Time{}, pods: map[podKey]*podState{}}, nil
+		nodes: map[string]*nodeState{}, tombs: map[string]time.Time{}, pods: map[podKey]*podState{}}
+	if m.limiter.tick != 0 {
+		m.limiter.share = newWriteShare(cfg.Store, m.ownWrites, cfg.WritesPerSecond)
+	}
+	return m, nil
+}
+
+// ownWrites is how many datastore writes the Monitor made.
+func (m *Monitor) ownWrites() uint64 {
+	return m.counters.nodeWrites.Load() + m.counters.podWrites.Load()
 }
 
 // Start loads the Nodes the datastore holds (each gets a fresh lease, as

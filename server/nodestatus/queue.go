@@ -55,6 +55,7 @@ type limiter struct {
 	burst    time.Duration
 	tick     time.Duration
 	next     time.Time
+	share    *writeShare // when set, adapts the rate (ticking limiters only)
 }
 
 // limiterTick is how long writes are gathered when the rate allows more
@@ -83,6 +84,18 @@ func (l *limiter) perTick() int {
 	return int((l.tick + l.interval - 1) / l.interval)
 }
 
+// setPerTick sets the rate of a ticking limiter to n writes per tick,
+// the burst to match (burstWrites, or a second's worth if fewer).
+func (l *limiter) setPerTick(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tick == 0 || n <= 0 {
+		return
+	}
+	l.interval = l.tick / time.Duration(n)
+	l.burst = min(time.Second, burstWrites*l.interval)
+}
+
 // reserve takes the next slot and returns when its write may go.
 func (l *limiter) reserve(now time.Time) time.Time {
 	l.mu.Lock()
@@ -102,7 +115,11 @@ func (l *limiter) reserve(now time.Time) time.Time {
 }
 
 func (l *limiter) wait(ctx context.Context) error {
-	d := time.Until(l.reserve(time.Now()))
+	now := time.Now()
+	if l.share != nil {
+		l.setPerTick(l.share.perTick(ctx, now))
+	}
+	d := time.Until(l.reserve(now))
 	if d <= 0 {
 		return nil
 	}
