@@ -18,7 +18,7 @@ import (
 // the status writes halved BenchmarkScheduler's bindings per second.
 type writeShare struct {
 	revision func(context.Context) (int64, error) // the datastore's
-	own      func() uint64                         // the writer's writes so far
+	own      func() uint64                        // the writer's writes so far
 
 	mu     sync.Mutex
 	at     time.Time
