@@ -18,43 +18,6 @@ import (
 // JSON \u escape (which could spell either).
 var quantityType = reflect.TypeOf(resource.Quantity{})
 
-// suspect reports whether b holds a run of 40 digits or dots, an e or E
-// followed by an optional sign and three digits, or (with escapes set) a
-// \u escape. It is a hand-written scan because it runs on every body.
-func suspect(b []byte, escapes bool) bool {
-	run := 0
-	for i, c := range b {
-		switch {
-		case c >= '0' && c <= '9' || c == '.':
-			if run++; run >= 40 {
-				return true
-			}
-			continue
-		case c == 'e' || c == 'E':
-			if expDigits(b[i+1:]) >= 3 {
-				return true
-			}
-		case c == '\\' && escapes && i+1 < len(b) && b[i+1] == 'u':
-			return true
-		}
-		run = 0
-	}
-	return false
-}
-
-// expDigits counts the digits after an optional sign at the start of b,
-// stopping at three.
-func expDigits(b []byte) int {
-	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
-		b = b[1:]
-	}
-	n := 0
-	for n < 3 && n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		n++
-	}
-	return n
-}
-
 // guardJSONQuantities checks every quantity-typed field of a JSON body for
 // type t. A body that is not valid JSON passes: the typed decoder rejects it
 // before parsing any field.

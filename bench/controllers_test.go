@@ -36,7 +36,21 @@ func BenchmarkDeployment1000(b *testing.B) {
 	}
 	for range b.N {
 		c := startControllerCluster(b, nodes)
-		applyToReady(b, c, deploymentManifest("fleet", replicas), replicas, "s-to-ready")
+		wctx, cancel := context.WithCancel(context.Background())
+		watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
+		if err != nil {
+			b.Fatal(err)
+		}
+		load := loadAverage(b)
+		b.ResetTimer()
+		w := startWindow(b, c)
+		kubectlApply(b, c, deploymentManifest("fleet", replicas))
+		ph := waitPhases(b, watch, replicas, w.bound)
+		w.end(b, c)
+		b.StopTimer()
+		cancel()
+		w.report(b, ph, replicas, load)
+		c.Stop()
 	}
 }
 
@@ -109,7 +123,17 @@ func kubectlApply(b *testing.B, c *minicluster.Cluster, manifest string) {
 // waitBoundAndReady follows pod events until want pods are bound and
 // want are Ready, and returns when each happened.
 func waitBoundAndReady(b *testing.B, watch <-chan []datastore.Event, want int) (bound, ready time.Time) {
+	ph := waitPhases(b, watch, want, func() {})
+	return ph.bound, ph.ready
+}
+
+// phases is when all pods were bound and all Ready.
+type phases struct{ bound, ready time.Time }
+
+// waitPhases is waitBoundAndReady, calling onBound when all are bound.
+func waitPhases(b *testing.B, watch <-chan []datastore.Event, want int, onBound func()) (ph phases) {
 	b.Helper()
+	bound, ready := &ph.bound, &ph.ready
 	onNode, isReady := map[string]bool{}, map[string]bool{}
 	timeout := time.After(10 * time.Minute)
 	for bound.IsZero() || ready.IsZero() {
@@ -127,16 +151,17 @@ func waitBoundAndReady(b *testing.B, watch <-chan []datastore.Event, want int) (
 				isReady[ev.KV.Key] = bytes.Contains(v, []byte(`"type":"Ready","status":"True"`))
 			}
 			if bound.IsZero() && count(onNode) >= want {
-				bound = time.Now()
+				*bound = time.Now()
+				onBound()
 			}
 			if ready.IsZero() && count(isReady) >= want {
-				ready = time.Now()
+				*ready = time.Now()
 			}
 		case <-timeout:
 			b.Fatalf("after 10 minutes: %d bound, %d Ready, want %d", count(onNode), count(isReady), want)
 		}
 	}
-	return bound, ready
+	return ph
 }
 
 func count(m map[string]bool) int {

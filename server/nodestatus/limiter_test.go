@@ -49,3 +49,33 @@ func TestLimiterWithoutTickSpacesEvenly(t *testing.T) {
 		t.Errorf("successive slots %v apart, want 200ms", d)
 	}
 }
+
+// TestLimiterAtTheDefaultRateKeepsTenCommitsASecond: at the default rate
+// the burst is burstWrites, and past it each tick releases a tick's worth
+// together, so the commits a second stay at one per tick.
+func TestLimiterAtTheDefaultRateKeepsTenCommitsASecond(t *testing.T) {
+	l := newLimiter(defaultWritesPerSecond) // a slot every 2 ms
+	if got, want := l.perTick(), defaultWritesPerSecond/10; got != want {
+		t.Fatalf("perTick = %d, want %d", got, want)
+	}
+	now := time.Unix(1_000_000, 0)
+	for i := range burstWrites {
+		if at := l.reserve(now); at.After(now) {
+			t.Fatalf("write %d of the burst waits until %v, want at once", i+1, at.Sub(now))
+		}
+	}
+	counts := map[time.Duration]int{}
+	for range 2 * defaultWritesPerSecond {
+		at := l.reserve(now)
+		if at.Sub(now)%limiterTick != 0 {
+			t.Fatalf("a write after the burst goes %v after now, want a tick boundary", at.Sub(now))
+		}
+		counts[at.Sub(now)]++
+	}
+	if len(counts) > 21 { // the slot at now, then 2 s of ticks
+		t.Errorf("writes released at %d moments in 2 s, want at most 21: %v", len(counts), counts)
+	}
+	if n := counts[time.Second]; n != defaultWritesPerSecond/10 {
+		t.Errorf("the tick at 1 s releases %d writes, want %d", n, defaultWritesPerSecond/10)
+	}
+}

@@ -39,28 +39,36 @@ func (m *Monitor) sync(ctx context.Context, key string) error {
 	return m.syncPod(ctx, podKey{ns, name})
 }
 
-// limiter spaces writes at a rate, allowing a burst of one second's worth
-// after a quiet spell (virtual scheduling: each write gets the next slot,
-// and slots left unused in the past are forgotten beyond the burst). Slots
-// closer together than a tick are released together at the tick's end, so
-// the writes of one tick reach the datastore at once and share its commit
-// (one fsync): at 50 writes a second, one commit per write cost the server
-// more CPU than the writes (BenchmarkDeployment1000's profile), and an SD
-// card an fsync each.
+// limiter spaces writes at a rate, allowing a burst after a quiet spell of
+// one second's worth or burstWrites, whichever is fewer (virtual
+// scheduling: each write gets the next slot, and slots left unused in the
+// past are forgotten beyond the burst). Slots closer together than a tick
+// are released together at the tick's end, so the writes of one tick reach
+// the datastore at once and share its commit (one fsync): at 50 writes a
+// second, one commit per write cost the server more CPU than the writes
+// (BenchmarkDeployment1000's profile), and an SD card an fsync each. So
+// what bounds an SD card's fsyncs is the tick, not the rate: past the
+// burst, at most one commit per tick whatever the rate.
 type limiter struct {
 	mu       sync.Mutex
 	interval time.Duration
 	burst    time.Duration
 	tick     time.Duration
 	next     time.Time
+	share    *writeShare // when set, adapts the rate (ticking limiters only)
 }
 
 // limiterTick is how long writes are gathered when the rate allows more
 // than one per tick.
 const limiterTick = 100 * time.Millisecond
 
+// burstWrites caps the burst: at high rates a second's worth of writes at
+// once would each go as they come, not a tick's worth per commit.
+const burstWrites = 50
+
 func newLimiter(perSecond float64) *limiter {
-	l := &limiter{interval: time.Duration(float64(time.Second) / perSecond), burst: time.Second}
+	interval := time.Duration(float64(time.Second) / perSecond)
+	l := &limiter{interval: interval, burst: min(time.Second, burstWrites*interval)}
 	if l.interval < limiterTick {
 		l.tick = limiterTick
 	}
@@ -74,6 +82,18 @@ func (l *limiter) perTick() int {
 		return 1
 	}
 	return int((l.tick + l.interval - 1) / l.interval)
+}
+
+// setPerTick sets the rate of a ticking limiter to n writes per tick,
+// the burst to match (burstWrites, or a second's worth if fewer).
+func (l *limiter) setPerTick(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tick == 0 || n <= 0 {
+		return
+	}
+	l.interval = l.tick / time.Duration(n)
+	l.burst = min(time.Second, burstWrites*l.interval)
 }
 
 // reserve takes the next slot and returns when its write may go.
@@ -95,7 +115,11 @@ func (l *limiter) reserve(now time.Time) time.Time {
 }
 
 func (l *limiter) wait(ctx context.Context) error {
-	d := time.Until(l.reserve(time.Now()))
+	now := time.Now()
+	if l.share != nil {
+		l.setPerTick(l.share.perTick(ctx, now))
+	}
+	d := time.Until(l.reserve(now))
 	if d <= 0 {
 		return nil
 	}
