@@ -14,7 +14,7 @@ import (
 // BRAMBLE_BENCH_PPROF_DIR set, each phase is CPU-profiled into a file of
 // its own (deployment1000-to-bound, deployment1000-bound-to-ready).
 type window struct {
-	start, boundAt       time.Time
+	start                time.Time
 	cpu0, cpuBound, cpu1 time.Duration
 	dec0, dec1           int64
 	rev0, rev1           int64
