@@ -78,16 +78,20 @@ func TestScaleUpAndDown(t *testing.T) {
 		})
 	}
 	waitReplicas(3)
-	h := controllertest.MustGet[*autoscalingv2.HorizontalPodAutoscaler](e, hpaRes, "default", "burn")
-	if got := conditionReason(h, autoscalingv2.ScalingLimited); got != "TooManyReplicas" {
-		t.Errorf("ScalingLimited: got %q, want TooManyReplicas", got)
-	}
-	if got := conditionReason(h, autoscalingv2.ScalingActive); got != "ValidMetricFound" {
-		t.Errorf("ScalingActive: got %q, want ValidMetricFound", got)
-	}
-	if m := h.Status.CurrentMetrics; len(m) != 1 || *m[0].Resource.Current.AverageUtilization != 200 {
-		t.Errorf("currentMetrics: got %+v, want 200 %% CPU", m)
-	}
+	// The HPA writes the target's scale first and its own status after.
+	e.Eventually(10*time.Second, func() error {
+		h := controllertest.MustGet[*autoscalingv2.HorizontalPodAutoscaler](e, hpaRes, "default", "burn")
+		if got := conditionReason(h, autoscalingv2.ScalingLimited); got != "TooManyReplicas" {
+			return fmt.Errorf("ScalingLimited: got %q, want TooManyReplicas", got)
+		}
+		if got := conditionReason(h, autoscalingv2.ScalingActive); got != "ValidMetricFound" {
+			return fmt.Errorf("ScalingActive: got %q, want ValidMetricFound", got)
+		}
+		if m := h.Status.CurrentMetrics; len(m) != 1 || *m[0].Resource.Current.AverageUtilization != 200 {
+			return fmt.Errorf("currentMetrics: got %+v, want 200 %% CPU", m)
+		}
+		return nil
+	})
 	runningPod(e, "burn-1")
 	runningPod(e, "burn-2")
 	idleAt := time.Now()
