@@ -43,7 +43,7 @@ func TestNodeFollowsASnapshotRestore(t *testing.T) {
 			for _, name := range []string{"discarded-1", "discarded-2", "discarded-3"} {
 				w.createPod(name, n.name)
 			}
-			w.write("DELETE", "/api/v1/namespaces/default/pods/kept", "")
+			w.write("DELETE", forceDelete("kept"), "")
 			waitForView(t, admin, n, 20*time.Second)
 			held := n.cl.Rev()
 

@@ -73,14 +73,22 @@ func (w *workload) step() {
 	case exists && r < 35:
 		w.write("PATCH", "/api/v1/namespaces/default/pods/"+name, fmt.Sprintf(`{"metadata":{"labels":{"v":"%d"}}}`, w.writes))
 	case exists && r < 50:
-		w.write("DELETE", "/api/v1/namespaces/default/pods/"+name, "")
+		w.write("DELETE", forceDelete(name), "")
 		delete(w.pods, name)
 	case exists && r < 65:
-		w.write("DELETE", "/api/v1/namespaces/default/pods/"+name, "")
+		w.write("DELETE", forceDelete(name), "")
 		w.createPod(name, w.pickNode(false))
 	default:
 		w.stepReferenced()
 	}
+}
+
+// forceDelete is the path that deletes a pod at once (grace 0). A bound
+// pod's ordinary delete waits for its node to stop it and finish the
+// deletion; these nodes are recorders of the desired stream, not agents,
+// and the deletions under test are those the stream carries.
+func forceDelete(name string) string {
+	return "/api/v1/namespaces/default/pods/" + name + "?gracePeriodSeconds=0"
 }
 
 // stepReferenced changes a ConfigMap or Secret.
