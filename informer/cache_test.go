@@ -167,7 +167,10 @@ func TestViewReplaysAndRemoves(t *testing.T) {
 	if fmt.Sprint(got) != "[add a add b]" {
 		t.Fatalf("replayed: got %v, want [add a add b]", got)
 	}
-	if err := e.c.Delete(e.ctx, podsRes, "default", "a", controllers.DeleteOptions{}); err != nil {
+	// Grace 0: a is bound to a node, whose agent would otherwise finish
+	// the deletion (a graceful delete is an update first).
+	zero := int64(0)
+	if err := e.c.Delete(e.ctx, podsRes, "default", "a", controllers.DeleteOptions{GracePeriod: &zero}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, func() error {
