@@ -95,6 +95,11 @@ type Config struct {
 	// its hello, so a hello or Events lost in a broker restart are noticed
 	// (default 60s).
 	HelloInterval time.Duration
+	// AckDelay is the longest an applied revision waits before its ACK
+	// goes out, gathered with those applied meanwhile (default 1s; each
+	// wait is drawn between half of it and all of it). It must stay well
+	// under the server's stall timeout (10s by default).
+	AckDelay time.Duration
 	// KeepAlive (default 30s) and MaxReconnectInterval (default 10s) tune
 	// paho.
 	KeepAlive            time.Duration
@@ -110,6 +115,7 @@ type Client struct {
 	http   *http.Client
 	q      *queue
 	stream *stream
+	acks   *acker
 
 	cancel context.CancelFunc
 	once   sync.Once
@@ -137,6 +143,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: restTLS, ForceAttemptHTTP2: true}, Timeout: time.Minute},
 		q:    newQueue()}
 	c.stream = newStream(c)
+	c.acks = &acker{delay: cfg.AckDelay, send: func(rev int64) { c.publishAck(mqtt.AckApplied, rev, 0) }}
 	c.mqtt = paho.NewClient(c.options(tlsCfg))
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancel = cancel
@@ -170,6 +177,7 @@ func (cfg *Config) setDefaults() error {
 	}
 	cfg.GapWait = orDefault(cfg.GapWait, 5*time.Second)
 	cfg.HelloInterval = orDefault(cfg.HelloInterval, time.Minute)
+	cfg.AckDelay = orDefault(cfg.AckDelay, time.Second)
 	cfg.KeepAlive = orDefault(cfg.KeepAlive, 30*time.Second)
 	cfg.MaxReconnectInterval = orDefault(cfg.MaxReconnectInterval, 10*time.Second)
 	return nil
@@ -190,6 +198,7 @@ func (c *Client) Close() {
 		if c.mqtt.IsConnectionOpen() {
 			c.mqtt.Publish(mqtt.PresenceTopic(c.node), 1, true, presenceOffline).WaitTimeout(time.Second)
 		}
+		c.acks.close()
 		c.mqtt.Disconnect(250)
 		c.cancel()
 		<-c.stream.done

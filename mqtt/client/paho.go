@@ -110,21 +110,26 @@ func (c *Client) onMessage(_ paho.Client, m paho.Message) {
 
 func (c *Client) connected() bool { return c.mqtt.IsConnectionOpen() }
 
-// sendAck publishes an ACK or HELLO without waiting. A HELLO goes at
-// QoS 1: it is how the server learns where a (re)connected node stands.
-// An ACK goes at QoS 0, one TLS record instead of two per delivery: acks
-// only feed the server's stall watch, which takes a lost one for a node
-// that fell behind and sends a catch-up the stream de-duplicates, and a
-// newer ack supersedes it (e2e/mqttdelivery TestDeliveryWithLostAcks).
+// sendAck sends a HELLO at once, at QoS 1: it is how the server learns
+// where a (re)connected node stands. An ACK waits in the acker (see there)
+// and goes at QoS 0, one TLS record instead of two: acks only feed the
+// server's stall watch, which takes a lost one for a node that fell
+// behind and sends a catch-up the stream de-duplicates, and a newer ack
+// supersedes it (e2e/mqttdelivery TestDeliveryWithLostAcks).
 func (c *Client) sendAck(t mqtt.AckType, rev int64) {
+	if t == mqtt.AckHello {
+		c.acks.drop()
+		c.publishAck(t, rev, 1)
+		return
+	}
+	c.acks.add(rev)
+}
+
+func (c *Client) publishAck(t mqtt.AckType, rev int64, qos byte) {
 	payload, err := mqtt.Ack{Type: t, Rev: rev}.Encode()
 	if err != nil {
 		c.log.Error("cannot encode ack", "err", err)
 		return
-	}
-	qos := byte(0)
-	if t == mqtt.AckHello {
-		qos = 1
 	}
 	c.mqtt.Publish(mqtt.AckTopic(c.node), qos, false, payload)
 }
