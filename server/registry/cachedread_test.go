@@ -19,21 +19,7 @@ import (
 // holds gives a copy equal to decoding the stored value, which the caller
 // may change freely; any other version is decoded.
 func TestReadsCopyTheCachedVersion(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := informer.New(store, informer.Config{})
-	for _, res := range api.All() {
-		cache.Informer(res)
-	}
-	cache.Start(ctx)
-	t.Cleanup(func() { cancel(); cache.Stop(); store.Close() })
-	r, err := New(ctx, Config{Store: store, Cache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, r, store, cache := cachedRegistry(t)
 	cms := api.MustLookup("", "v1", "configmaps")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "conf", Namespace: "default"}, Data: map[string]string{"k": "v"}}
 	if _, err := r.Create(ctx, cms, "default", cm, WriteOptions{}); err != nil {
@@ -61,4 +47,26 @@ func TestReadsCopyTheCachedVersion(t *testing.T) {
 			t.Errorf("revision %d: got the cached object (rv %s)", rev, strconv.FormatInt(kv.ModRevision, 10))
 		}
 	}
+}
+
+// cachedRegistry is a registry on a fresh SQLite store with a shared cache
+// that serves every built-in kind, stopped when the test ends.
+func cachedRegistry(t *testing.T) (context.Context, *Registry, *datastore.SQLite, *informer.Cache) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := informer.New(store, informer.Config{})
+	for _, res := range api.All() {
+		cache.Informer(res)
+	}
+	cache.Start(ctx)
+	t.Cleanup(func() { cancel(); cache.Stop(); store.Close() })
+	r, err := New(ctx, Config{Store: store, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, r, store, cache
 }

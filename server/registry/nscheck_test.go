@@ -1,9 +1,7 @@
 package registry
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,8 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
-	"github.com/bramble-edge/bramble/datastore"
-	"github.com/bramble-edge/bramble/informer"
 )
 
 // TestCreateRightAfterNamespaceDeleteIsRefused: a create's namespace check
@@ -21,21 +17,7 @@ import (
 // time, however far behind the cache is; with the cache caught up, the
 // check is answered from it.
 func TestCreateRightAfterNamespaceDeleteIsRefused(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := informer.New(store, informer.Config{})
-	for _, res := range api.All() {
-		cache.Informer(res)
-	}
-	cache.Start(ctx)
-	t.Cleanup(func() { cancel(); cache.Stop(); store.Close() })
-	r, err := New(ctx, Config{Store: store, Cache: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, r, store, cache := cachedRegistry(t)
 	cms := api.MustLookup("", "v1", "configmaps")
 	for i := range 40 {
 		name := fmt.Sprintf("ns-%d", i)
