@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 
 	"testing"
@@ -65,10 +64,7 @@ func BenchmarkConfigMapFanout1000Apart(b *testing.B) {
 	}
 	b.StopTimer()
 	stopProfile()
-	slices.Sort(all)
-	b.ReportMetric(ms(all[len(all)/2]), "p50-ms")
-	b.ReportMetric(ms(all[len(all)*99/100]), "p99-ms")
-	b.ReportMetric(ms(all[len(all)-1]), "max-ms")
+	reportLatencies(b, all)
 	b.ReportMetric(ms(processCPU(b)-cpu0)/float64(20*b.N), "server-cpu-ms/update")
 	b.ReportMetric(ms(childCPU(b, h.cmd.Process.Pid)-agents0)/float64(20*b.N), "agents-cpu-ms/update")
 	b.ReportMetric(load, "load1")

@@ -65,11 +65,16 @@ func BenchmarkConfigMapFanout1000(b *testing.B) {
 	}
 	b.StopTimer()
 	stopProfile()
+	reportLatencies(b, all)
+	b.ReportMetric(load, "load1")
+}
+
+// reportLatencies reports the p50, p99 and maximum of all (sorted here).
+func reportLatencies(b *testing.B, all []time.Duration) {
 	slices.Sort(all)
 	b.ReportMetric(ms(all[len(all)/2]), "p50-ms")
 	b.ReportMetric(ms(all[len(all)*99/100]), "p99-ms")
 	b.ReportMetric(ms(all[len(all)-1]), "max-ms")
-	b.ReportMetric(load, "load1")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
