@@ -96,11 +96,7 @@ func (r *Registry) markGraceful(ctx context.Context, cur api.Object, kv *datasto
 // stillStored says whether a delete left obj in the store: finalizers keep
 // it, or a pod waits for its node to stop it.
 func stillStored(obj api.Object) bool {
-	if len(obj.GetFinalizers()) > 0 {
-		return true
-	}
-	g := obj.GetDeletionGracePeriodSeconds()
-	return obj.GetDeletionTimestamp() != nil && g != nil && *g > 0
+	return len(obj.GetFinalizers()) > 0 || obj.GetDeletionTimestamp() != nil && waitsForGrace(obj)
 }
 
 // waitsForGrace says whether an object being deleted without finalizers
