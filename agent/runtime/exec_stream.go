@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/containerd/containerd"
 	"github.com/containerd/containerd/cio"
+	"github.com/opencontainers/runtime-spec/specs-go"
 )
 
 // ExecStreams are an interactive process's streams (kubectl exec). Nil
@@ -36,6 +38,14 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 		return 0, err
 	}
 	pspec.Args, pspec.Terminal = cmd, s.TTY
+	if s.TTY {
+		// The process starts with the client's terminal size: a shell
+		// asked for its size before the first resize landed would see
+		// 0x0 (stty size fails, editors draw a 0x0 screen).
+		if sz, ok := firstSize(ctx, s.Resize); ok {
+			pspec.ConsoleSize = &specs.Box{Width: uint(sz.Width), Height: uint(sz.Height)}
+		}
+	}
 	stdin := &stdinCloser{r: s.Stdin, ready: make(chan struct{})}
 	opts := []cio.Opt{cio.WithStreams(stdin.reader(), orDiscard(s.Stdout), orDiscard(s.Stderr)), cio.WithFIFODir(execFIFODir)}
 	if s.TTY {
@@ -58,6 +68,27 @@ func (c *Containerd) ExecStream(ctx context.Context, id string, cmd []string, s 
 		return 0, fmt.Errorf("exec in %s: %w", id, err)
 	}
 	return code, nil
+}
+
+// firstSizeWait bounds how long a terminal process waits for the
+// client's first size; kubectl sends it as soon as the stream is up.
+const firstSizeWait = time.Second
+
+// firstSize waits for the client's first terminal size (no longer than
+// firstSizeWait); false when none came.
+func firstSize(ctx context.Context, sizes <-chan TermSize) (TermSize, bool) {
+	if sizes == nil {
+		return TermSize{}, false
+	}
+	t := time.NewTimer(firstSizeWait)
+	defer t.Stop()
+	select {
+	case sz, ok := <-sizes:
+		return sz, ok && sz.Width > 0 && sz.Height > 0
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return TermSize{}, false
 }
 
 // resizeLoop applies the terminal sizes; those sent before the process

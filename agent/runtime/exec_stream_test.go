@@ -11,7 +11,8 @@ import (
 
 // TestExecStream runs processes with live streams in a real container:
 // stdin through cat with its end closing the process's stdin, the exit
-// code, and a terminal whose size, sent before the start, the process sees.
+// code, and a terminal whose size, sent after the client's first keys,
+// the process sees from its start.
 func TestExecStream(t *testing.T) {
 	rt := newRuntime(t, "")
 	importBusybox(t, rt, busybox, nil)
@@ -28,14 +29,16 @@ func TestExecStream(t *testing.T) {
 		t.Fatalf("ExecStream cat: got code %d, %d bytes (equal %v), stderr %q, %v; want 4, the 1 MiB, \"done\\n\"",
 			code, out.Len(), bytes.Equal(out.Bytes(), in), errb.String(), err)
 	}
+	// The client types at once and its size comes 200 ms later: the
+	// process must still start with the size, not 0x0 (stty size fails).
 	sizes := make(chan TermSize, 1)
-	sizes <- TermSize{Width: 123, Height: 45}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		sizes <- TermSize{Width: 123, Height: 45}
+	}()
 	var tty bytes.Buffer
 	pr, pw := io.Pipe()
-	go func() {
-		time.Sleep(300 * time.Millisecond) // the size reaches the process first
-		_, _ = pw.Write([]byte("stty size; exit 0\n"))
-	}()
+	go func() { _, _ = pw.Write([]byte("stty size; exit 0\n")) }()
 	code, err = rt.ExecStream(ctx, "live", []string{"sh"}, ExecStreams{Stdin: pr, Stdout: &tty, TTY: true, Resize: sizes})
 	pw.Close()
 	if err != nil || code != 0 || !strings.Contains(tty.String(), "45 123") {
