@@ -47,6 +47,18 @@ func (c *catchup) record(changes []change) {
 	}
 }
 
+// release notes referenced objects the node's pods stopped naming while
+// the catch-up was built, objects that do not exist now: the node may
+// hold one whose deletion lies in the history being read, when the last
+// pod naming it left only now (walk.go sees neither the pod's leaving
+// nor, as nothing on the node names it any more, the deletion as the
+// node's), so each is listed, and DELETED unless back in the view.
+func (c *catchup) release(refs []mqtt.ObjectRef) {
+	for _, r := range refs {
+		c.live[r] = nil
+	}
+}
+
 // startCatchup begins a catch-up of n from revision from, replacing one
 // that started later; a node too far behind (or holding nothing) relists,
 // and so does one ahead of the publisher (see aheadRelist).

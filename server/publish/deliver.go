@@ -51,6 +51,22 @@ func (p *Publisher) dispatch(ev *datastore.Event) {
 	for _, name := range out.order {
 		p.deliver(p.node(name), ev.Revision, out.by[name], &enc)
 	}
+	for name, refs := range out.released {
+		if n := p.nodes[name]; n != nil {
+			n.released(refs)
+		}
+	}
+}
+
+// released tells the relists and the catch-up being built for n that
+// its pods no longer name refs (objects that do not exist now).
+func (n *nodeState) released(refs []mqtt.ObjectRef) {
+	for _, v := range n.views {
+		v.release(refs)
+	}
+	if n.catchup != nil {
+		n.catchup.release(refs)
+	}
 }
 
 // deliver queues one revision's changes for node n, or records them into

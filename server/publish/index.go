@@ -62,6 +62,19 @@ type change struct {
 type fanout struct {
 	order []string
 	by    map[string][]change
+	// released: per node, referenced objects its pods stopped naming
+	// while the objects do not exist (no change to send: the node had
+	// their deletion already). A catch-up being built must still list
+	// them: the deletion may be in the history it reads, the last pod
+	// that named them gone only now (catchup.go).
+	released map[string][]mqtt.ObjectRef
+}
+
+func (f *fanout) release(node string, r mqtt.ObjectRef) {
+	if f.released == nil {
+		f.released = map[string][]mqtt.ObjectRef{}
+	}
+	f.released[node] = append(f.released[node], r)
 }
 
 func (f *fanout) add(node string, c change) {
@@ -221,6 +234,8 @@ func (x *index) use(p *podEntry, delta int, out *fanout) {
 			out.add(p.node, change{mqtt.Added, r, kv})
 		case before+delta == 0 && kv != nil:
 			out.add(p.node, change{mqtt.Deleted, r, kv})
+		case before+delta == 0:
+			out.release(p.node, r)
 		}
 		if nodes[p.node] == 0 {
 			delete(nodes, p.node)
