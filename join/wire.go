@@ -23,6 +23,13 @@ const (
 	NodeGroup      = "system:nodes"
 )
 
+// ViewerGroup is the group of bramble's viewers, defined here alone: the
+// organization of viewer certificates (CN=<name>), which the broker's ACL
+// lets read bramble/v1/watch/, the group of viewer user tokens, and the
+// subject RBAC's default binding of the bramble:viewer ClusterRole names.
+// mqtt/broker, server/auth and server/bootstrap all read it from here.
+const ViewerGroup = "bramble:viewers"
+
 // Request is the body of POST JoinPath.
 type Request struct {
 	TokenID  string `json:"tokenID"`

@@ -48,7 +48,7 @@ func (b *schedulerBinder) Unschedulable(ctx context.Context, pod *corev1.Pod, me
 				return nil, apierrors.NewConflict(podsResource.GroupResource(), cur.Name,
 					fmt.Errorf("pod %s/%s was bound or replaced meanwhile", cur.Namespace, cur.Name))
 			}
-			registry.SetPodCondition(&cur.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			api.SetPodCondition(&cur.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 				Reason: corev1.PodReasonUnschedulable, Message: message, LastTransitionTime: now})
 			return cur, nil
 		},

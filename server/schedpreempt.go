@@ -53,7 +53,7 @@ func (p *schedulerPreemptor) Nominate(ctx context.Context, pod *corev1.Pod, node
 func (p *schedulerPreemptor) Preempt(ctx context.Context, victim, preemptor *corev1.Pod) error {
 	now := metav1.NewTime(p.reg.Now().UTC())
 	err := p.mutateStatus(ctx, victim, func(cur *corev1.Pod) {
-		registry.SetPodCondition(&cur.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		api.SetPodCondition(&cur.Status, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 			Reason: corev1.PodReasonPreemptionByScheduler, LastTransitionTime: now,
 			Message: fmt.Sprintf("%s: preempting to accommodate a higher priority pod", SchedulerName)})
 	})

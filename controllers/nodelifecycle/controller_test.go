@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 func TestUnreachableNodeEvictsControllerPodsOnly(t *testing.T) {
@@ -99,4 +101,29 @@ func hasFalseReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// TestTaintEvictionMarksDisruptionTarget: an evicted pod carries
+// DisruptionTarget True (DeletionByTaintManager), written before its
+// deletion, for a Job's podFailurePolicy to read.
+func TestTaintEvictionMarksDisruptionTarget(t *testing.T) {
+	h := start(t)
+	h.createNode("pi-1")
+	h.createPod("rs-a", "pi-1", "ReplicaSet")
+	n := h.node("pi-1")
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoExecute})
+	if _, err := h.Client.Update(h.Ctx, n); err != nil {
+		t.Fatalf("taint node: %v", err)
+	}
+	h.waitEvicted("rs-a")
+	p, err := h.pod("rs-a")
+	if err != nil {
+		t.Fatalf("pod rs-a: %v (want it terminating)", err)
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == api.DisruptionByTaintManager {
+			return
+		}
+	}
+	t.Errorf("pod rs-a: got conditions %+v, want DisruptionTarget True (%s)", p.Status.Conditions, api.DisruptionByTaintManager)
 }

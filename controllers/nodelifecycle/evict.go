@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 )
 
@@ -62,7 +63,20 @@ func exempt(pod *corev1.Pod) string {
 	return ""
 }
 
+// evict marks the pod DisruptionTarget (DeletionByTaintManager) through a
+// status write, as upstream's taint manager does, so that a Job's
+// podFailurePolicy can tell the eviction from a failure, then deletes it
+// gracefully. A status write that loses a race is retried with the key.
 func (c *Controller) evict(ctx context.Context, pod *corev1.Pod) error {
+	next := pod.DeepCopy()
+	cond := api.DisruptionTarget(api.DisruptionByTaintManager, "Taint manager: deleting due to NoExecute taint", c.now())
+	if api.SetPodCondition(&next.Status, cond) {
+		if _, err := c.client.UpdateStatus(ctx, next); apierrors.IsNotFound(err) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("mark pod %s disrupted: %w", controllers.KeyOf(pod), err)
+		}
+	}
 	c.events.Eventf(pod, corev1.EventTypeNormal, "TaintManagerEviction", "Marking for deletion Pod %s", controllers.KeyOf(pod))
 	err := c.client.Delete(ctx, podsRes, pod.Namespace, pod.Name, controllers.DeleteOptions{UID: string(pod.UID)})
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {

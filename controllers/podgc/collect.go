@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 )
 
@@ -36,8 +37,8 @@ func (c *Controller) collect(ctx context.Context) error {
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			finished = append(finished, pod)
 		}
-		if why := c.hopeless(ctx, p, pod); why != "" {
-			errs = append(errs, c.forceDelete(ctx, pod, why))
+		if why, cond := c.hopeless(ctx, p, pod); why != "" {
+			errs = append(errs, c.failAndDelete(ctx, pod, why, cond))
 		}
 	}
 	for name := range c.missing {
@@ -49,20 +50,24 @@ func (c *Controller) collect(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// hopeless says why no node will ever finish the pod ("" when one may).
-func (c *Controller) hopeless(ctx context.Context, p *pass, pod *corev1.Pod) string {
+// hopeless says why no node will ever finish the pod ("" when one may),
+// and the condition to mark it with before it goes: DisruptionTarget for
+// a pod whose Node is gone, as upstream (none for out of service, whose
+// NoExecute taint the taint manager has marked it for already).
+func (c *Controller) hopeless(ctx context.Context, p *pass, pod *corev1.Pod) (string, *corev1.PodCondition) {
 	name := pod.Spec.NodeName
 	if name == "" {
-		return ""
+		return "", nil
 	}
 	node, ok := p.nodes[name]
 	switch {
 	case !ok && c.nodeGone(ctx, p, name):
-		return fmt.Sprintf("node %s no longer exists", name)
+		cond := api.DisruptionTarget(api.DisruptionByPodGC, "PodGC: node no longer exists", p.now)
+		return fmt.Sprintf("node %s no longer exists", name), &cond
 	case ok && pod.DeletionTimestamp != nil && outOfService(node):
-		return fmt.Sprintf("node %s is out of service", name)
+		return fmt.Sprintf("node %s is out of service", name), nil
 	}
-	return ""
+	return "", nil
 }
 
 // nodeGone says whether a node the cache lacks has been missing for the

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -20,7 +21,7 @@ import (
 const (
 	NodeCNPrefix = "system:node:"
 	NodeGroup    = "system:nodes"
-	ViewerGroup  = "bramble:viewers"
+	ViewerGroup  = join.ViewerGroup
 	ServerGroup  = "bramble:servers"
 	// DefaultServerName is the CN of the server's certificate for an
 	// external broker. It holds a colon so that no viewer name (a DNS label)

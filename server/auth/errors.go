@@ -3,6 +3,8 @@ package auth
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bramble-edge/bramble/join"
 )
 
 // Names and groups that carry roles in client certificates. The cluster CA
@@ -12,7 +14,7 @@ const (
 	AdminUser    = "admin"
 	GroupMasters = "system:masters"
 	GroupNodes   = "system:nodes"
-	GroupViewers = "bramble:viewers"
+	GroupViewers = join.ViewerGroup
 )
 
 // unauthenticatedError is an authentication refusal. Its message is the

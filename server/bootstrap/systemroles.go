@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/join"
 )
 
 // autoupdate: "false" on a default role or binding stops the reconcile at
@@ -19,12 +20,9 @@ const (
 	groupAuthenticated   = "system:authenticated"
 	groupUnauthenticated = "system:unauthenticated"
 	groupMasters         = "system:masters"
-	// GroupViewers is bramble's viewer group (certificates with
-	// O=bramble:viewers and viewer user tokens), bound to ViewerRole.
-	GroupViewers = "bramble:viewers"
-	// ViewerRole reads everything served except Secrets and the
-	// exec/attach/portforward/proxy subresources: what bramble's viewer
-	// role allowed before RBAC was enforced.
+	// ViewerRole, bound to join.ViewerGroup, reads everything served
+	// except Secrets and the exec/attach/portforward/proxy subresources:
+	// what bramble's viewer role allowed before RBAC was enforced.
 	ViewerRole = "bramble:viewer"
 )
 
@@ -100,7 +98,7 @@ func DefaultClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		bind("system:basic-user", "system:basic-user", group(groupAuthenticated)),
 		bind("system:discovery", "system:discovery", group(groupAuthenticated)),
 		bind("system:public-info-viewer", "system:public-info-viewer", group(groupAuthenticated, groupUnauthenticated)),
-		bind(ViewerRole, ViewerRole, group(GroupViewers)),
+		bind(ViewerRole, ViewerRole, group(join.ViewerGroup)),
 	}
 }
 

@@ -71,22 +71,7 @@ func (r *Registry) bindPod(pod *corev1.Pod, b *corev1.Binding) (api.Object, erro
 		}
 		pod.Annotations[k] = v
 	}
-	SetPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
+	api.SetPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
 		LastTransitionTime: metav1.NewTime(r.now().UTC())})
 	return pod, nil
-}
-
-// SetPodCondition replaces the condition of c's type, keeping its
-// transition time when the status did not change.
-func SetPodCondition(st *corev1.PodStatus, c corev1.PodCondition) {
-	for i, old := range st.Conditions {
-		if old.Type == c.Type {
-			if old.Status == c.Status {
-				c.LastTransitionTime = old.LastTransitionTime
-			}
-			st.Conditions[i] = c
-			return
-		}
-	}
-	st.Conditions = append(st.Conditions, c)
 }

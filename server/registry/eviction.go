@@ -81,6 +81,9 @@ func evictionDeleteOptions(ev *policyv1.Eviction, uid types.UID, dryRun bool) *D
 }
 
 func (r *Registry) deleteEvicted(ctx context.Context, pod *corev1.Pod, opts *DeleteOptions) error {
+	if err := r.markEvicted(ctx, pod, opts); err != nil {
+		return err
+	}
 	_, err := r.Delete(ctx, podsResource, pod.Namespace, pod.Name, opts)
 	return err
 }

@@ -15,13 +15,17 @@ import (
 // that exists already keeps its elements across a Replace, so a resync
 // does not forget who was talking to whom. Without one its elements are
 // exactly Elements (keys as Key lays them out); with Jumps it is a verdict
-// map, element i jumping to chain Jumps[i].
+// map, element i jumping to chain Jumps[i]. With Interval it is an
+// interval set of addresses (`flags interval`, KeyAddr), its elements the
+// address ranges Ranges (intervals.go).
 type Set struct {
 	Name     string
 	Key      SetKey
 	Timeout  time.Duration
 	Elements [][]byte
 	Jumps    []string
+	Interval bool
+	Ranges   []Range
 }
 
 // SetKey is the type of a set's keys.
@@ -55,6 +59,7 @@ func (s Set) SetRef() *nftables.Set {
 	if s.Timeout > 0 {
 		ns.Dynamic, ns.HasTimeout, ns.Timeout = true, true, s.Timeout
 	}
+	ns.Interval = s.Interval
 	return ns
 }
 
@@ -68,6 +73,11 @@ func (c *Conn) declareSets(owner Owner, sets []Set) ([]*nftables.Set, error) {
 		}
 		if s.Jumps != nil && len(s.Jumps) != len(s.Elements) {
 			return nil, fmt.Errorf("nftables: map %s: %d jumps for %d elements", s.Name, len(s.Jumps), len(s.Elements))
+		}
+		if s.Interval || s.Ranges != nil {
+			if err := checkRanges(s); err != nil {
+				return nil, err
+			}
 		}
 		refs[i] = s.SetRef()
 		refs[i].Table = c.table
@@ -84,22 +94,29 @@ func (c *Conn) declareSets(owner Owner, sets []Set) ([]*nftables.Set, error) {
 // fillSets queues the static sets' elements, in chunks.
 func (c *Conn) fillSets(sets []Set, refs []*nftables.Set) error {
 	for i, s := range sets {
-		for lo := 0; lo < len(s.Elements); lo += elemChunk {
-			hi := min(lo+elemChunk, len(s.Elements))
-			elems := make([]nftables.SetElement, 0, hi-lo)
-			for j := lo; j < hi; j++ {
-				e := nftables.SetElement{Key: s.Elements[j]}
-				if s.Jumps != nil {
-					e.VerdictData = &expr.Verdict{Kind: expr.VerdictJump, Chain: s.Jumps[j]}
-				}
-				elems = append(elems, e)
-			}
-			if err := c.c.SetAddElements(refs[i], elems); err != nil {
+		elems := rangeElements(s.Ranges)
+		if !s.Interval {
+			elems = elements(s)
+		}
+		for lo := 0; lo < len(elems); lo += elemChunk {
+			if err := c.c.SetAddElements(refs[i], elems[lo:min(lo+elemChunk, len(elems))]); err != nil {
 				return fmt.Errorf("nftables: set %s: %w", s.Name, err)
 			}
 		}
 	}
 	return nil
+}
+
+// elements are a set's Elements, with their jumps in a verdict map.
+func elements(s Set) []nftables.SetElement {
+	out := make([]nftables.SetElement, len(s.Elements))
+	for j, key := range s.Elements {
+		out[j].Key = key
+		if s.Jumps != nil {
+			out[j].VerdictData = &expr.Verdict{Kind: expr.VerdictJump, Chain: s.Jumps[j]}
+		}
+	}
+	return out
 }
 
 // staleSets are the sets of stale not in keep.

@@ -10,20 +10,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/nftables"
-
+	"github.com/bramble-edge/bramble/agent/network/nft"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // countingTx counts the transactions sent through the real table access.
 type countingTx struct {
-	Transaction
+	Table
 	commits atomic.Int32
 }
 
-func (c *countingTx) Commit(conn *nftables.Conn) error {
+func (c *countingTx) ReplaceWithSets(owner nft.Owner, chains []nft.Chain, sets []nft.Set) error {
 	c.commits.Add(1)
-	return c.Transaction.Commit(conn)
+	return c.Table.ReplaceWithSets(owner, chains, sets)
 }
 
 // lockedSource is a store the test changes while the enforcer reads it.
@@ -50,9 +49,13 @@ func TestEnforcerProgramsOnlyWhatChanged(t *testing.T) {
 	n := newTestNet(t)
 	f := openNetns(t, n.node)
 	defer f.Close()
-	tx := &countingTx{Transaction: ownTable{netns: int(f.Fd())}}
+	conn, err := nft.Open(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := &countingTx{Table: conn}
 	src := &lockedSource{m: storeFixture()}
-	e := NewEnforcer(NewApplier(Config{Transaction: tx}), src, func() []Pod { return []Pod{webPod()} }, nil)
+	e := NewEnforcer(NewApplier(Config{Table: tx}), src, func() []Pod { return []Pod{webPod()} }, nil)
 	e.Start(context.Background())
 	defer e.Stop()
 	waitCommits(t, tx, 1)
