@@ -31,7 +31,9 @@ func (s fanStats) report(b *testing.B, updates, nodes int) {
 
 // allocsProfile writes this process's allocations so far to
 // $BRAMBLE_BENCH_PPROF_DIR/name.allocs.pprof when that is set: one before
-// and one after the timed part give its allocations (pprof -base).
+// and one after the timed part give its allocations (pprof -base). It
+// collects first, since the profile counts up to the last collection, so
+// the collections of a profiled run are not those of a plain one.
 func allocsProfile(b *testing.B, name string) {
 	dir := os.Getenv("BRAMBLE_BENCH_PPROF_DIR")
 	if dir == "" {
@@ -42,6 +44,7 @@ func allocsProfile(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	defer f.Close()
+	runtime.GC()
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		b.Fatal(err)
 	}
