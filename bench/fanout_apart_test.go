@@ -52,19 +52,25 @@ func BenchmarkConfigMapFanout1000Apart(b *testing.B) {
 	defer h.stop()
 	cm := setUpApart(b, c, h, rec, nodes)
 	load, cpu0, agents0 := loadAverage(b), processCPU(b), childCPU(b, h.cmd.Process.Pid)
-	stopProfile := cpuProfile(b, "fanout-apart")
+	stopProfile, stopTrace := cpuProfile(b, "fanout-apart"), execTrace(b, "fanout-apart")
+	allocsProfile(b, "fanout-apart-before")
+	stats := readFanStats()
 	b.ResetTimer()
 	var all []time.Duration
 	for i := range 20 * b.N {
 		time.Sleep(200 * time.Millisecond)
 		var got []time.Duration
+		markUpdate(fmt.Sprint("update ", i))
 		cm, got = updateAndWait(b, c, cm, rec, nodes, fmt.Sprint(i), time.Minute)
 		b.Logf("update %d (rv %s): p50 %.1f ms, max %.1f ms", i, cm.ResourceVersion, ms(got[len(got)/2]), ms(got[len(got)-1]))
 		all = append(all, got...)
 	}
 	b.StopTimer()
+	stopTrace()
 	stopProfile()
+	allocsProfile(b, "fanout-apart-after")
 	reportLatencies(b, all)
+	stats.report(b, 20*b.N, nodes)
 	b.ReportMetric(ms(processCPU(b)-cpu0)/float64(20*b.N), "server-cpu-ms/update")
 	b.ReportMetric(ms(childCPU(b, h.cmd.Process.Pid)-agents0)/float64(20*b.N), "agents-cpu-ms/update")
 	b.ReportMetric(load, "load1")

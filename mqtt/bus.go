@@ -25,6 +25,15 @@ type SubscriberChecker interface {
 	HasSubscribers(topic string) bool
 }
 
+// QueuingBus is a Bus whose Publish hands the message to the broker's
+// per-client queues and returns, never waiting on the network or a peer
+// (the embedded broker's inline client). A publisher need not bound such a
+// Publish with a timeout of its own; one that waits for a broker's PUBACK
+// (an external broker) is not a QueuingBus.
+type QueuingBus interface {
+	PublishNeverWaits()
+}
+
 // ErrBusClosed is returned by a Bus used after Close.
 var ErrBusClosed = errors.New("mqtt bus closed")
 

@@ -52,6 +52,13 @@ func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retaine
 	return nil
 }
 
+var _ mqtt.QueuingBus = (*inlineBus)(nil)
+
+// PublishNeverWaits marks Publish as queueing only: mochi puts a network
+// subscriber's copy on that client's outbound channel, or drops it when
+// the channel is full, and never blocks on the client.
+func (b *inlineBus) PublishNeverWaits() {}
+
 var _ mqtt.SubscriberChecker = (*inlineBus)(nil)
 
 // HasSubscribers reports whether any client's or the server's own

@@ -14,8 +14,11 @@ import (
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
-// countingBus counts desired-topic publishes and drops them.
+// countingBus counts desired-topic publishes and drops them. Like the
+// embedded broker's Bus it returns at once (mqtt.QueuingBus).
 type countingBus struct{ desired atomic.Int64 }
+
+func (b *countingBus) PublishNeverWaits() {}
 
 func (b *countingBus) Publish(_ context.Context, topic string, _ byte, _ bool, _ []byte) error {
 	if strings.HasSuffix(topic, "/desired") {
@@ -65,7 +68,10 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(float64(sorted[len(sorted)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-var _ mqtt.Bus = (*countingBus)(nil)
+var (
+	_ mqtt.Bus        = (*countingBus)(nil)
+	_ mqtt.QueuingBus = (*countingBus)(nil)
+)
 
 // BenchmarkNodeViewAmong30000Pods measures one node's relist (View) with
 // 30,000 pods on the server, 100 on each of 300 nodes, each pod mounting

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // outMsg is one encoded Event waiting for the broker.
@@ -108,9 +110,7 @@ func (o *outbox) publish(m outMsg) bool {
 	ctx := o.p.ctx
 	wait := 50 * time.Millisecond
 	for {
-		pctx, cancel := context.WithTimeout(ctx, o.p.cfg.PublishTimeout)
-		err := o.p.cfg.Bus.Publish(pctx, o.topic, 1, false, m.payload)
-		cancel()
+		err := o.p.publishOnce(o.topic, m.payload)
 		if err == nil {
 			return true
 		}
@@ -123,6 +123,20 @@ func (o *outbox) publish(m outMsg) bool {
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
+}
+
+// publishOnce makes one Bus.Publish attempt at QoS 1, bounded by
+// PublishTimeout unless the Bus only queues (mqtt.QueuingBus): the
+// embedded broker's Publish returns at once, and there a context with a
+// timer per delivery was a child of the publisher's context, so every
+// node's outbox goroutine took that context's lock twice per delivery.
+func (p *Publisher) publishOnce(topic string, payload []byte) error {
+	if _, queues := p.cfg.Bus.(mqtt.QueuingBus); queues {
+		return p.cfg.Bus.Publish(p.ctx, topic, 1, false, payload)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.PublishTimeout)
+	defer cancel()
+	return p.cfg.Bus.Publish(ctx, topic, 1, false, payload)
 }
 
 // stopped marks the outbox idle after the publisher stopped mid-publish.

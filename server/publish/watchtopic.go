@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/bramble-edge/bramble/datastore"
@@ -117,11 +116,9 @@ func (w *watchSender) run() {
 		case <-w.p.ctx.Done():
 			return
 		case m := <-w.queue:
-			ctx, cancel := context.WithTimeout(w.p.ctx, w.p.cfg.PublishTimeout)
-			if err := w.p.cfg.Bus.Publish(ctx, m.topic, 1, false, m.payload); err != nil {
+			if err := w.p.publishOnce(m.topic, m.payload); err != nil {
 				w.p.log.Debug("publish watch event failed", "topic", m.topic, "err", err)
 			}
-			cancel()
 		}
 	}
 }
