@@ -43,7 +43,7 @@ func ReusedSections() int64 { return reusedSections.Load() }
 // next revision is then decoded whole). prev and prevSecs must come from
 // one successful decode of a stored value of r; nil means none.
 func DecodeStoredReusing(r *Resource, data []byte, rev int64, prev Object, prevSecs *Sections) (Object, *Sections, error) {
-	fields := sectionFields(r)
+	t, fields := sectionFields(r)
 	if fields == nil {
 		obj, err := DecodeStored(r, data, rev)
 		return obj, nil, err
@@ -54,7 +54,7 @@ func DecodeStoredReusing(r *Resource, data []byte, rev int64, prev Object, prevS
 		return obj, nil, err
 	}
 	secs := fingerprint(data, spans)
-	reuse := reusable(secs, prevSecs, prev, r)
+	reuse := reusable(secs, prevSecs, prev, t)
 	obj, _, err := DecodeJSON(r, withNulls(data, spans, reuse), false)
 	if err != nil {
 		return nil, nil, err
@@ -65,8 +65,8 @@ func DecodeStoredReusing(r *Resource, data []byte, rev int64, prev Object, prevS
 }
 
 // reusable says which sections of the new value equal prev's.
-func reusable(secs, prevSecs *Sections, prev Object, r *Resource) (reuse [len(sectionNames)]bool) {
-	if prevSecs == nil || prev == nil || reflect.TypeOf(prev) != reflect.TypeOf(r.New()) {
+func reusable(secs, prevSecs *Sections, prev Object, t reflect.Type) (reuse [len(sectionNames)]bool) {
+	if prevSecs == nil || prev == nil || reflect.TypeOf(prev) != t {
 		return reuse
 	}
 	for i := range sectionNames {
@@ -137,32 +137,37 @@ func shareSections(obj, prev Object, fields []int, reuse [len(sectionNames)]bool
 	}
 }
 
-// sectionFieldsOf caches, per Go type, the index of the struct field each
-// section decodes into.
-var sectionFieldsOf sync.Map // reflect.Type -> []int
+// sectionPlan is, for one resource, the Go type of its objects and the
+// index of the struct field each section decodes into (nil: no sharing).
+type sectionPlan struct {
+	t      reflect.Type
+	fields []int
+}
 
-// sectionFields is the field index of each section in r's objects, or nil
-// when r's objects cannot share sections: custom and unstructured kinds,
-// kinds stored as another version (converted after decoding), and types
-// lacking a metadata, spec or status field.
-func sectionFields(r *Resource) []int {
+// sectionPlans caches each resource's plan: *Resource -> sectionPlan.
+var sectionPlans sync.Map
+
+// sectionFields is r's objects' type (a pointer) and the field index of
+// each section, or nil fields when r's objects cannot share sections:
+// custom and unstructured kinds, kinds stored as another version (converted
+// after decoding), and types lacking a metadata, spec or status field.
+func sectionFields(r *Resource) (reflect.Type, []int) {
 	if r.custom != nil || r.unstructured || r.Storage != nil || r.conv != nil {
-		return nil
+		return nil, nil
 	}
-	t := reflect.TypeOf(r.New()).Elem()
-	if f, ok := sectionFieldsOf.Load(t); ok {
-		return f.([]int)
+	if p, ok := sectionPlans.Load(r); ok {
+		return p.(sectionPlan).t, p.(sectionPlan).fields
 	}
+	t := reflect.TypeOf(r.New())
 	fields := make([]int, len(sectionNames))
 	for i, name := range sectionNames {
-		fields[i] = jsonField(t, name)
-		if fields[i] < 0 {
+		if fields[i] = jsonField(t.Elem(), name); fields[i] < 0 {
 			fields = nil
 			break
 		}
 	}
-	sectionFieldsOf.Store(t, fields)
-	return fields
+	sectionPlans.Store(r, sectionPlan{t: t, fields: fields})
+	return t, fields
 }
 
 // jsonField is the index of t's field whose JSON name is name, or -1.
