@@ -33,3 +33,32 @@ func TestClientCreateLeavesTheCallersObject(t *testing.T) {
 		}
 	}
 }
+
+// TestClientUpdatesLeaveTheCallersObject: node status hands UpdateStatus a
+// pod that shares its metadata and spec with the shared cache's.
+func TestClientUpdatesLeaveTheCallersObject(t *testing.T) {
+	c, ctx := newTestRegistry(t).Client(), context.Background()
+	created, err := c.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := created.(*corev1.Pod)
+	pod.Status.Phase = corev1.PodRunning
+	pod.Labels = map[string]string{"dropped": "by-a-status-write"}
+	before := pod.DeepCopy()
+	if _, err := c.UpdateStatus(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(pod, before) {
+		t.Fatalf("UpdateStatus modified its argument: got %+v, want %+v", pod, before)
+	}
+	pod.Status.Phase, pod.ResourceVersion = corev1.PodPending, "" // unconditional
+	before = pod.DeepCopy()
+	if _, err := c.Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(pod, before) {
+		t.Fatalf("Update modified its argument: got %+v, want %+v", pod, before)
+	}
+}
