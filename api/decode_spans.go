@@ -30,20 +30,27 @@ func topLevelSpans(data []byte) (spans [len(sectionNames)][2]int, ok bool) {
 		if !noteSpan(&spans, key, start, end) {
 			return spans, false
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return spans, false
-		}
-		switch data[i] {
-		case '}':
-			return spans, skipSpace(data, i+1) == len(data)
-		case ',':
-			i = skipSpace(data, i+1)
-		default:
-			return spans, false
+		var last bool
+		if i, last, ok = afterMember(data, end); !ok || last {
+			return spans, ok
 		}
 	}
 	return spans, false
+}
+
+// afterMember reads what follows a member's value ending at i: a comma
+// (next is the next key) or the object's end, which must end data too.
+func afterMember(data []byte, i int) (next int, last, ok bool) {
+	i = skipSpace(data, i)
+	switch {
+	case i >= len(data):
+		return 0, false, false
+	case data[i] == '}':
+		return 0, true, skipSpace(data, i+1) == len(data)
+	case data[i] == ',':
+		return skipSpace(data, i+1), false, true
+	}
+	return 0, false, false
 }
 
 // noteSpan records a section's span; false when it was already seen.
