@@ -206,7 +206,7 @@ func EncodeObject(obj runtime.Object) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}
 	if obj.GetObjectKind().GroupVersionKind() != kinds[0] {
-		obj = obj.DeepCopyObject()
+		obj = withTypeFields(obj)
 		obj.GetObjectKind().SetGroupVersionKind(kinds[0])
 	}
 	data, err := json.Marshal(obj)
@@ -214,6 +214,28 @@ func EncodeObject(obj runtime.Object) ([]byte, error) {
 		return nil, fmt.Errorf("encode %s: %w", kinds[0].Kind, err)
 	}
 	return data, nil
+}
+
+// withTypeFields is a copy of obj whose type fields may be set: a shallow
+// one (what the fields point to is shared, and only read by the encoder)
+// when they are a struct's own metav1.TypeMeta, a deep one otherwise (an
+// unstructured object keeps them in its map). A pod's deep copy was one of
+// the most allocated things of every create.
+func withTypeFields(obj runtime.Object) runtime.Object {
+	v := reflect.ValueOf(obj)
+	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
+	if !ok || v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !within(tm, v) {
+		return obj.DeepCopyObject()
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	return cp.Interface().(runtime.Object)
+}
+
+// within says whether tm lies inside the struct v points to.
+func within(tm *metav1.TypeMeta, v reflect.Value) bool {
+	at, start := reflect.ValueOf(tm).Pointer(), v.Pointer()
+	return at >= start && at < start+v.Elem().Type().Size()
 }
 
 // DecodeDeleteOptions decodes a DELETE request body. An empty body means

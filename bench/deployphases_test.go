@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -17,6 +18,8 @@ type window struct {
 	start                time.Time
 	cpu0, cpuBound, cpu1 time.Duration
 	dec0, dec1           int64
+	reused0, reused1     int64
+	mem0, mem1           runtime.MemStats
 	rev0, rev1           int64
 	stopProfile          func()
 	b                    *testing.B
@@ -27,6 +30,8 @@ type window struct {
 func startWindow(b *testing.B, c *minicluster.Cluster) *window {
 	w := &window{b: b}
 	w.start, w.cpu0, w.dec0, w.rev0 = time.Now(), processCPU(b), api.Decodes(), currentRev(b, c)
+	w.reused0 = api.ReusedSections()
+	runtime.ReadMemStats(&w.mem0)
 	w.stopProfile = cpuProfile(b, "deployment1000-to-bound")
 	w.commits = sampleCommits(b)
 	return w
@@ -40,7 +45,8 @@ func (w *window) bound() {
 }
 
 func (w *window) end(b *testing.B, c *minicluster.Cluster) {
-	w.cpu1, w.dec1 = processCPU(b), api.Decodes()
+	w.cpu1, w.dec1, w.reused1 = processCPU(b), api.Decodes(), api.ReusedSections()
+	runtime.ReadMemStats(&w.mem1)
 	w.stopProfile()
 	w.rev1 = currentRev(b, c)
 	w.commitTotal, w.peak = w.commits.end(b)
@@ -66,6 +72,9 @@ func (w *window) report(b *testing.B, ph phases, pods int, load float64) {
 	b.ReportMetric(per(w.cpu1-w.cpuBound), "cpu-ms/pod-after-bound")
 	b.ReportMetric(float64((w.cpu1-w.cpuBound).Milliseconds())/max(after, 1e-3), "cpu-ms/s-after-bound")
 	b.ReportMetric(float64(w.dec1-w.dec0)/float64(pods), "decodes/pod")
+	b.ReportMetric(float64(w.reused1-w.reused0)/float64(pods), "sections-reused/pod")
+	b.ReportMetric(float64(w.mem1.Mallocs-w.mem0.Mallocs)/float64(pods), "allocs/pod")
+	b.ReportMetric(float64(w.mem1.TotalAlloc-w.mem0.TotalAlloc)/1024/float64(pods), "alloc-KiB/pod")
 	b.ReportMetric(float64(w.rev1-w.rev0)/float64(pods), "writes/pod")
 	b.ReportMetric(load, "load1")
 	w.reportCommits(b, pods)

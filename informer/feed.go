@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -87,13 +88,16 @@ func (s sink) Remove(key string) {
 
 // decodeInto decodes a stored object into st; obj is nil when it cannot
 // be decoded.
+// Only the sections that changed since the revision held are decoded
+// (api.DecodeStoredReusing).
 func (c *Cache) decodeInto(st *state, kv *datastore.KeyValue) (obj, old api.Object, had bool) {
-	obj, err := api.DecodeStored(st.res, kv.Value, kv.ModRevision)
+	prev, prevSecs := st.held(strings.TrimPrefix(kv.Key, st.res.Prefix("")))
+	obj, secs, err := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 	if err != nil {
 		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
 		return nil, nil, false
 	}
-	old, had = st.upsert(obj)
+	old, had = st.upsert(obj, secs)
 	return obj, old, had
 }
 

@@ -140,7 +140,8 @@ type state struct {
 	syncOnce sync.Once
 
 	mu       sync.RWMutex
-	objs     map[string]api.Object // by key (KeyOf)
+	objs     map[string]api.Object    // by key (KeyOf)
+	secs     map[string]*api.Sections // the stored sections of objs' values (api.DecodeStoredReusing)
 	indexers map[string]IndexFunc
 	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
 	handlers []*Handler
@@ -148,6 +149,7 @@ type state struct {
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
 	s := &state{res: res, apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
+		secs:     map[string]*api.Sections{},
 		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}}
 	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
 	s.addIndex(IndexOwner, ownerUIDs)

@@ -9,8 +9,21 @@ import (
 // The feeding side of an informer: changes applied, then handlers told.
 // Callers hold the state's apply lock.
 
-// upsert puts obj in and returns the object it replaced, if any.
-func (s *state) upsert(obj api.Object) (old api.Object, had bool) {
+// held is the object of key and its stored sections' fingerprints (nil
+// when its kind keeps none).
+func (s *state) held(key string) (api.Object, *api.Sections) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	obj, ok := s.objs[key]
+	if !ok {
+		return nil, nil
+	}
+	return obj, s.secs[key]
+}
+
+// upsert puts obj in, with the fingerprints of the value it was decoded
+// from (nil: none), and returns the object it replaced, if any.
+func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had bool) {
 	key := KeyOf(obj)
 	s.mu.Lock()
 	old, had = s.objs[key]
@@ -18,6 +31,11 @@ func (s *state) upsert(obj api.Object) (old api.Object, had bool) {
 		s.unindex(key, old)
 	}
 	s.objs[key] = obj
+	if secs != nil {
+		s.secs[key] = secs
+	} else {
+		delete(s.secs, key)
+	}
 	s.index(key, obj)
 	handlers := s.handlers
 	s.mu.Unlock()
@@ -39,6 +57,7 @@ func (s *state) remove(key string) (old api.Object, had bool) {
 	if had {
 		s.unindex(key, old)
 		delete(s.objs, key)
+		delete(s.secs, key)
 	}
 	handlers := s.handlers
 	s.mu.Unlock()

@@ -25,7 +25,8 @@ import (
 // Writer writes objects through the API's admission path; server.API's
 // in-process methods satisfy it. Errors are API status errors
 // (k8s.io/apimachinery/pkg/api/errors: IsNotFound, IsConflict,
-// IsAlreadyExists).
+// IsAlreadyExists). UpdateStatus and Update never modify the object they
+// are given (it may share what it points to with a cached object).
 type Writer interface {
 	Create(ctx context.Context, obj api.Object) (api.Object, error)
 	UpdateStatus(ctx context.Context, obj api.Object) (api.Object, error)

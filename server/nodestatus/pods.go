@@ -125,9 +125,9 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayC
 	if err := m.limiter.wait(ctx); err != nil {
 		return err
 	}
-	upd := pod.DeepCopy()
+	upd := *pod // shares the cached pod's metadata and spec: the Writer only reads it
 	upd.Status = *next
-	if _, err := m.cfg.Writer.UpdateStatus(ctx, upd); err != nil {
+	if _, err := m.cfg.Writer.UpdateStatus(ctx, &upd); err != nil {
 		return fmt.Errorf("update status of pod %s/%s: %w", key.namespace, key.name, err)
 	}
 	m.counters.podWrites.Add(1)

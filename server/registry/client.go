@@ -30,7 +30,10 @@ func (c *Client) Create(ctx context.Context, obj api.Object) (api.Object, error)
 	if err != nil {
 		return nil, err
 	}
-	return c.r.Create(ctx, res, obj.GetNamespace(), obj.DeepCopyObject().(api.Object), WriteOptions{})
+	if !generatesName(obj) {
+		obj = obj.DeepCopyObject().(api.Object)
+	} // else Registry.Create admits a copy of obj, named, and leaves obj alone
+	return c.r.Create(ctx, res, obj.GetNamespace(), obj, WriteOptions{})
 }
 
 // Update replaces an object's spec and metadata like PUT: a non-empty

@@ -33,7 +33,7 @@ func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj
 	if err := r.checkNamespaceOpen(ctx, res, obj); err != nil {
 		return nil, err
 	}
-	generate := obj.GetName() == "" && obj.GetGenerateName() != ""
+	generate := generatesName(obj)
 	for attempt := 1; ; attempt++ {
 		cand := candidate(obj, generate)
 		if err := r.admitCreate(res, cand); err != nil {
@@ -64,6 +64,12 @@ func (r *Registry) storeCreate(ctx context.Context, res *api.Resource, obj api.O
 		return 0, err
 	}
 	return r.store.Create(ctx, res.Key(obj.GetNamespace(), obj.GetName()), data)
+}
+
+// generatesName says whether obj's name is to be generated; Create then
+// admits copies of obj and never modifies obj itself.
+func generatesName(obj api.Object) bool {
+	return obj.GetName() == "" && obj.GetGenerateName() != ""
 }
 
 // candidate is obj itself, or a copy with a freshly generated name.

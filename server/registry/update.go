@@ -29,6 +29,17 @@ type Mutation struct {
 	// the registry's own writes (binding, deletion marks).
 	admit         func(next, cur api.Object) error
 	skipAdmission bool
+	// replace, when set, is the desired object whatever is stored (PUT):
+	// Mutate is not called, and the current object is not copied for it.
+	replace api.Object
+}
+
+// desired is the object m wants written over cur, which it leaves alone.
+func (m *Mutation) desired(cur api.Object) (api.Object, error) {
+	if m.replace != nil {
+		return m.replace.DeepCopyObject().(api.Object), nil
+	}
+	return m.Mutate(cur.DeepCopyObject().(api.Object))
 }
 
 // maxUpdateAttempts bounds the retries of a write that races another.
@@ -42,8 +53,7 @@ func (r *Registry) Update(ctx context.Context, res *api.Resource, ns, name, sub 
 	if err := checkIdentity(res, ns, name, obj); err != nil {
 		return nil, err
 	}
-	return r.Mutate(ctx, Mutation{Resource: res, Namespace: ns, Name: name, Subresource: sub, DryRun: dryRun,
-		Mutate: func(api.Object) (api.Object, error) { return obj.DeepCopyObject().(api.Object), nil }})
+	return r.Mutate(ctx, Mutation{Resource: res, Namespace: ns, Name: name, Subresource: sub, DryRun: dryRun, replace: obj})
 }
 
 // checkIdentity makes sure an object names the object it is written over.
@@ -68,7 +78,7 @@ func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		next, err := m.Mutate(cur.DeepCopyObject().(api.Object))
+		next, err := m.desired(cur)
 		if err != nil {
 			return nil, err
 		}
