@@ -30,7 +30,10 @@ import (
 // binding is taken. -short runs 100 nodes only. load1 is the machine's
 // 1-minute load average when the throughput run began; server-cpu-us/pod
 // the CPU this process (the server) used from the scheduler's start to the
-// last binding, per pod, which the machine's load disturbs less. With
+// last binding, per pod, which the machine's load disturbs less;
+// server-cpu-us/pod-events the same to the last of the pods' Scheduled
+// Events, and events-after-ms how long after the last binding that Event
+// was stored (schedevents_test.go). With
 // BRAMBLE_BENCH_PPROF_DIR set, the throughput run's CPU profile is written
 // there.
 //
@@ -62,10 +65,12 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 	// hollow agents' status reports that follow).
 	wctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), currentRev(b, c))
+	rev := currentRev(b, c)
+	watch, err := c.Store.Watch(wctx, podsRes().Prefix(""), rev)
 	if err != nil {
 		b.Fatal(err)
 	}
+	events := countScheduledEvents(wctx, c, rev, pods, "burst")
 	load, cpu0 := loadAverage(b), processCPU(b)
 	stopProfile := cpuProfile(b, fmt.Sprintf("scheduler-%d", nodes))
 	b.ResetTimer()
@@ -74,13 +79,14 @@ func benchScheduler(b *testing.B, nodes, pods int) {
 		b.Fatal(err)
 	}
 	binds := collectBinds(b, watch, pods, "burst", nil)
-	cancel()
 	cpu := processCPU(b) - cpu0
 	stopProfile()
 	b.ReportMetric(load, "load1")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(pods), "server-cpu-us/pod")
 	first, last := binds[0], binds[len(binds)-1]
 	b.StopTimer()
+	reportScheduledEvents(b, events, pods, last, cpu0)
+	cancel()
 	b.ReportMetric(float64(pods-1)/last.Sub(first).Seconds(), "pods/s")
 	b.ReportMetric(ms(first.Sub(start)), "first-bind-ms")
 	lat := measureLatency(b, c, 1000)

@@ -93,8 +93,9 @@
 // the loop waits when they are all busy). A binding is a write that waits
 // for the datastore's group commit, so the rate is bound by how many are
 // in flight, not by CPU: many workers fill each commit. Events are written
-// by Config.EventWorkers goroutines of their own, so a bind worker takes
-// the next binding as soon as its write is committed. On success the pod waits, still in
+// by Config.EventWorkers goroutines of their own from a queue that a bind
+// worker does not wait on (events.go), so it takes the next binding as
+// soon as its write is committed and a burst's Events follow its bindings. On success the pod waits, still in
 // the queue, for the watch to show it bound, which confirms the assumption
 // (so a late, stale event cannot queue it again). On failure the
 // assumption is dropped; a pod that is gone (NotFound) is dropped; a

@@ -69,3 +69,40 @@ func TestEventWorkersMustNotBeNegative(t *testing.T) {
 		t.Errorf("got %v, want an error naming EventWorkers", err)
 	}
 }
+
+// TestEventQueue: Events come out in order; a push waits only while the
+// queue is full, until a pop makes room; pop and a waiting push end with
+// their context.
+func TestEventQueue(t *testing.T) {
+	q := newEventQueue(2)
+	ctx := context.Background()
+	for _, r := range []string{"a", "b"} {
+		if !q.push(ctx, eventJob{reason: r}) {
+			t.Fatalf("push %s: got false, want true", r)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if q.push(short, eventJob{reason: "c"}) {
+		t.Fatal("push into a full queue: got true before its context ended, want false")
+	}
+	pushed := make(chan bool)
+	go func() { pushed <- q.push(ctx, eventJob{reason: "c"}) }()
+	var got []string
+	for range 3 {
+		ev, ok := q.pop(ctx)
+		if !ok {
+			t.Fatal("pop: got false, want an event")
+		}
+		got = append(got, ev.reason)
+	}
+	if !<-pushed {
+		t.Error("push waiting for room: got false, want true")
+	}
+	if fmt.Sprint(got) != "[a b c]" {
+		t.Errorf("popped %v, want [a b c]", got)
+	}
+	if _, ok := q.pop(short); ok {
+		t.Error("pop from an empty queue after its context ended: got an event, want false")
+	}
+}

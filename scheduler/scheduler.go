@@ -104,7 +104,7 @@ type Scheduler struct {
 	snap    *snapshot // owned by the scheduling loop
 	room    *roomKeeper
 	work    chan func(context.Context)
-	events  chan eventJob
+	events  *eventQueue
 	nodes   *reflector // without a Cache
 	pods    *reflector
 	view    *informer.View // with a Cache
@@ -127,7 +127,7 @@ func New(cfg Config) (*Scheduler, error) {
 		snap:   newSnapshot(cfg.TopologyLabels),
 		room:   newRoomKeeper(cfg),
 		work:   make(chan func(context.Context), 4*cfg.BindWorkers),
-		events: make(chan eventJob, 4*cfg.BindWorkers),
+		events: newEventQueue(maxPendingEvents),
 	}
 	if cfg.Cache != nil {
 		s.view = cfg.Cache.View()

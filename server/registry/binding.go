@@ -24,6 +24,11 @@ func (r *Registry) Bind(ctx context.Context, ns string, b *corev1.Binding, dryRu
 	if err := validateBinding(b); err != nil {
 		return err
 	}
+	if !dryRun {
+		if done, err := r.bindCached(ctx, ns, b); done {
+			return err
+		}
+	}
 	_, err := r.Mutate(ctx, Mutation{
 		Resource: podsResource, Namespace: ns, Name: b.Name, DryRun: dryRun,
 		Mutate:        func(cur api.Object) (api.Object, error) { return r.bindPod(cur.(*corev1.Pod), b) },

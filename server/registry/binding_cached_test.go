@@ -1,0 +1,94 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestBindOnCachedPod: a binding of a pod the cache holds at its stored
+// revision is written (nodeName and PodScheduled=True, a new revision).
+func TestBindOnCachedPod(t *testing.T) {
+	ctx, r, _, cache := cachedRegistry(t)
+	createCachedPod(t, ctx, r, cache, "p")
+	if err := r.Bind(ctx, "default", binding("p", "n1"), false); err != nil {
+		t.Fatal(err)
+	}
+	got := storedPod(t, ctx, r, "p")
+	if got.Spec.NodeName != "n1" || len(got.Status.Conditions) != 1 ||
+		got.Status.Conditions[0].Type != corev1.PodScheduled || got.Status.Conditions[0].Status != corev1.ConditionTrue {
+		t.Errorf("stored pod: nodeName %q, conditions %+v; want n1 and PodScheduled=True", got.Spec.NodeName, got.Status.Conditions)
+	}
+}
+
+// TestBindOverStaleCacheConflicts: a pod bound in the store, whether or
+// not the cache has seen it yet, cannot be bound again: 409, and the
+// stored pod keeps its node.
+func TestBindOverStaleCacheConflicts(t *testing.T) {
+	ctx, r, store, cache := cachedRegistry(t)
+	for i := range 10 {
+		name := fmt.Sprint("p-", i)
+		createCachedPod(t, ctx, r, cache, name)
+		kv, err := store.Get(ctx, podsResource.Key("default", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := storedPod(t, ctx, r, name)
+		pod.Spec.NodeName = "other"
+		data, err := encodeStored(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Update(ctx, kv.Key, data, kv.ModRevision); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Bind(ctx, "default", binding(name, "n1"), false); !apierrors.IsConflict(err) {
+			t.Fatalf("%s: binding a bound pod: got %v, want a conflict", name, err)
+		}
+		if got := storedPod(t, ctx, r, name).Spec.NodeName; got != "other" {
+			t.Fatalf("%s: stored nodeName %q, want other", name, got)
+		}
+	}
+}
+
+func binding(pod, node string) *corev1.Binding {
+	return &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: "default"},
+		Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+}
+
+// createCachedPod creates an unbound pod and waits until the cache holds it.
+func createCachedPod(t *testing.T, ctx context.Context, r *Registry, cache interface {
+	WaitForRevision(context.Context, int64) error
+}, name string) {
+	t.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+	obj, err := r.Create(ctx, podsResource, "default", pod, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := ParseResourceVersion(obj.GetResourceVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.WaitForRevision(ctx, rev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func storedPod(t *testing.T, ctx context.Context, r *Registry, name string) *corev1.Pod {
+	t.Helper()
+	kv, err := r.store.Get(ctx, podsResource.Key("default", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := decodeStored(podsResource, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.(*corev1.Pod)
+}
