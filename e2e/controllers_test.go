@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,8 +41,9 @@ spec:
 
 // TestDeploymentLifecycleWithKubectl drives a Deployment on hollow nodes
 // the way users do: scale up and down, a rolling update during which the
-// available pods never drop below replicas-maxUnavailable and the pods
-// never exceed replicas+maxSurge (checked on every watch event), history,
+// available pods never drop below replicas-maxUnavailable and the
+// ReplicaSets never ask for more than replicas+maxSurge pods (checked on
+// every watch event; see rollout_watch_test.go), history,
 // undo back to the first ReplicaSet, pause and resume, and a server
 // restarted in the middle of a rollout that still finishes it.
 func TestDeploymentLifecycleWithKubectl(t *testing.T) {
@@ -388,77 +388,6 @@ func ownedReplicaSets(t *testing.T, s *cluster.Server, selector string) map[stri
 		out[rs.Name] = rsInfo{name: rs.Name, replicas: *rs.Spec.Replicas}
 	}
 	return out
-}
-
-// watchAvailability follows every pod event matching selector and, when
-// the returned func is called, fails the test if the Ready pods ever fell
-// below replicas-maxUnavailable or the pods ever exceeded
-// replicas+maxSurge.
-func watchAvailability(t *testing.T, s *cluster.Server, selector string, replicas, maxSurge, maxUnavailable int) func() {
-	t.Helper()
-	c := cluster.NewClient(t, s.Kubeconfig)
-	var list corev1.PodList
-	r := c.Do("GET", "/api/v1/namespaces/default/pods?labelSelector="+selector, "", nil)
-	if r.Code != 200 || json.Unmarshal(r.Body, &list) != nil {
-		t.Fatalf("list pods %s: %d %s", selector, r.Code, r.Body)
-	}
-	pods := map[string]bool{} // name -> ready
-	for _, p := range list.Items {
-		pods[p.Name] = podReady(&p)
-	}
-	events := c.Watch("/api/v1/namespaces/default/pods?watch=1&labelSelector=" + selector + "&resourceVersion=" + list.ResourceVersion)
-	var mu sync.Mutex
-	var minReady, maxPods = replicas, len(pods)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case ev, ok := <-events:
-				if !ok {
-					return
-				}
-				var p corev1.Pod
-				if json.Unmarshal(ev.Object, &p) != nil {
-					continue
-				}
-				// As upstream's maxSurge, the limit counts pods that are not
-				// terminating: one whose deletion has begun has left its
-				// ReplicaSet (it is neither Ready nor counted any more).
-				if ev.Type == "DELETED" || p.DeletionTimestamp != nil {
-					delete(pods, p.Name)
-				} else {
-					pods[p.Name] = podReady(&p)
-				}
-				ready := 0
-				for _, r := range pods {
-					if r {
-						ready++
-					}
-				}
-				mu.Lock()
-				minReady, maxPods = min(minReady, ready), max(maxPods, len(pods))
-				mu.Unlock()
-			}
-		}
-	}()
-	return func() {
-		t.Helper()
-		close(stop)
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		if minReady < replicas-maxUnavailable {
-			t.Errorf("Ready pods fell to %d during the rollout, want at least replicas-maxUnavailable = %d", minReady, replicas-maxUnavailable)
-		}
-		if maxPods > replicas+maxSurge {
-			t.Errorf("pods rose to %d during the rollout, want at most replicas+maxSurge = %d", maxPods, replicas+maxSurge)
-		}
-		t.Logf("during the rollout: at least %d Ready, at most %d pods", minReady, maxPods)
-	}
 }
 
 // TestLeaderElectedServer runs the server with --leader-elect: it takes

@@ -85,14 +85,8 @@ const joinNodeKey = "join.bramble.dev/node"
 
 func startAudited(t *testing.T, dir string, ac AuditConfig) *Server {
 	t.Helper()
-	s, err := Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: freePort(t),
-		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"),
+	return mustStartOnFreePorts(t, Config{DataDir: dir, WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"),
 		DisableScheduler: true, Audit: ac, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
-	return s
 }
 
 // kubectl runs kubectl against the server in dir; a watch ended by its

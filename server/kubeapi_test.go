@@ -16,14 +16,12 @@ import (
 
 func startKubeAPIServer(t *testing.T, dir, domain string) (*Server, int) {
 	t.Helper()
-	port := freePort(t)
-	s, err := Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: port,
-		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), ClusterDomain: domain,
+	s, err := startOnFreePorts(t, Config{DataDir: dir, WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), ClusterDomain: domain,
 		DisableScheduler: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, port
+	return s, apiPort(t, s)
 }
 
 func servingHas(t *testing.T, s *Server, dns []string, ip string) {

@@ -27,15 +27,10 @@ type rbacEnv struct {
 func startRBACServer(t *testing.T) (*Server, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: freePort(t),
-		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"),
+	s := mustStartOnFreePorts(t, Config{DataDir: dir, WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"),
 		DisableScheduler: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// the aggregation controller fills admin, edit and view
 		Controllers: func(d controllers.Deps) (ControllerSet, error) { return manager.New(d) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
 	return s, dir
 }
 

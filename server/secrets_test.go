@@ -26,14 +26,8 @@ import (
 // startOn runs a real server on dir until the test ends (or stop is called).
 func startOn(t *testing.T, dir string, plaintext bool) *Server {
 	t.Helper()
-	s, err := Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: freePort(t),
-		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), DisableAgent: true,
+	return mustStartOnFreePorts(t, Config{DataDir: dir, WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), DisableAgent: true,
 		DisableScheduler: true, DisableSecretsEncryption: plaintext, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
-	return s
 }
 
 // createSecret stores a Secret whose one value is value, and checks that
@@ -237,8 +231,7 @@ func TestWrongKeysFileRefusesStartNamingTheKey(t *testing.T) {
 	if err := os.WriteFile(encryption.KeysPath(dir), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Start(context.Background(), Config{DataDir: dir, BindAddress: "127.0.0.1", HTTPSPort: freePort(t),
-		MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), DisableAgent: true,
+	_, err = startOnFreePorts(t, Config{DataDir: dir, WriteKubeconfig: filepath.Join(dir, "kubeconfig.yaml"), DisableAgent: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err == nil || !strings.Contains(err.Error(), `key "`+id+`" is not in `+encryption.KeysPath(dir)) {
 		t.Fatalf("start with another cluster's keys file: got %v, want an error naming key %q", err, id)

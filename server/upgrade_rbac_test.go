@@ -23,13 +23,8 @@ import (
 func TestUpgradeKeepsUsers(t *testing.T) {
 	dir := t.TempDir()
 	extractFixture(t, "testdata/upgrade-c31d05b.tar.gz", dir)
-	s, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "data"), BindAddress: "127.0.0.1",
-		HTTPSPort: freePort(t), MQTTListenPort: freePort(t), WriteKubeconfig: filepath.Join(dir, "admin.yaml"),
+	s := mustStartOnFreePorts(t, Config{DataDir: filepath.Join(dir, "data"), WriteKubeconfig: filepath.Join(dir, "admin.yaml"),
 		DisableScheduler: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
 	olga, vic := fixtureClient(t, dir, "olga", s.URL), fixtureClient(t, dir, "vic", s.URL)
 	ctx := context.Background()
 	cm := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"after-upgrade"}}`)
@@ -49,7 +44,7 @@ func TestUpgradeKeepsUsers(t *testing.T) {
 			t.Errorf("vic GET %s: %v", path, err)
 		}
 	}
-	err = vic.Do(ctx, http.MethodGet, "/api/v1/namespaces/kube-system/secrets", nil, nil)
+	err := vic.Do(ctx, http.MethodGet, "/api/v1/namespaces/kube-system/secrets", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), `User "vic" cannot list resource "secrets"`) {
 		t.Errorf("vic lists secrets: got %v, want a 403 naming vic", err)
 	}

@@ -45,6 +45,10 @@ func grpcReadiness(port int32, service string) *corev1.Probe {
 // messages come from terminationMessagePath or, with
 // FallbackToLogsOnError, the log; gRPC readiness probes ask the health
 // service; activeDeadlineSeconds fails the pod with DeadlineExceeded.
+// The deadline is set once the rest has been seen (a running pod's may
+// be, as upstream's): the containers start one after the other, and on a
+// loaded machine a deadline set from the start could pass before the last
+// one is Ready.
 func TestRealLifecycleHooksMessagesProbesDeadline(t *testing.T) {
 	rt, _, _ := realRuntime(t)
 	log, evs := &statusLog{}, &eventLog{}
@@ -52,7 +56,6 @@ func TestRealLifecycleHooksMessagesProbesDeadline(t *testing.T) {
 	port := grpcHealthServer(t)
 	pod := busyboxPod("lifecycle-1", "")
 	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
-	pod.Spec.ActiveDeadlineSeconds = ptrTo[int64](10)
 	hooked := shContainer("hooked", "sleep 600")
 	hooked.Lifecycle = &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
 		Command: []string{"sh", "-c", "echo hook-said-no; exit 3"}}}}
@@ -90,6 +93,12 @@ func TestRealLifecycleHooksMessagesProbesDeadline(t *testing.T) {
 	if evs.count("FailedPostStartHook", "hook-said-no") != 1 {
 		t.Errorf("hooked container: got events %+v, want one FailedPostStartHook with the hook's output", evs.evs)
 	}
+	if s.StartTime == nil {
+		t.Fatal("pod status without startTime")
+	}
+	withDeadline := pod.DeepCopy() // 2s from now, counted from startTime
+	withDeadline.Spec.ActiveDeadlineSeconds = ptrTo(int64(time.Since(s.StartTime.Time)/time.Second) + 2)
+	m.Sync([]*corev1.Pod{withDeadline})
 	s = waitStatus(t, log, pod.UID, 20*time.Second, "pod Failed with DeadlineExceeded", func(s corev1.PodStatus) bool {
 		return s.Phase == corev1.PodFailed && ctrStatus(t, s, "web").State.Terminated != nil
 	})

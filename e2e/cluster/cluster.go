@@ -7,10 +7,8 @@ package cluster
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,63 +161,6 @@ func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs [
 		}
 	})
 	return s
-}
-
-// Start (re)starts the server process on the same data dir and port, and
-// returns how long it took from exec to the first 200 from /readyz.
-func (s *Server) Start(extraArgs ...string) time.Duration {
-	s.t.Helper()
-	if s.ClusterCIDR != "" && !hasFlag(extraArgs, "--cluster-cidr") {
-		extraArgs = append([]string{"--cluster-cidr", s.ClusterCIDR}, extraArgs...)
-	}
-	args := append([]string{"server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(s.Port),
-		"--bind-address", s.Host, "--write-kubeconfig", s.Kubeconfig,
-		"--mqtt-listen-port", strconv.Itoa(s.MQTTPort)}, extraArgs...)
-	if s.AgentArgs == nil {
-		args = append(args, "--disable-agent")
-	}
-	args = append(args, s.AgentArgs...)
-	s.cmd = exec.Command(Bin, args...)
-	s.logs = &syncBuffer{}
-	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
-	begin := time.Now()
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start bramble server: %v", err)
-	}
-	s.exited = make(chan struct{})
-	go func(c *exec.Cmd, done chan struct{}) { s.exitErr = c.Wait(); close(done) }(s.cmd, s.exited)
-	s.LastStart = s.waitReady(begin)
-	return s.LastStart
-}
-
-// waitReady polls /readyz every 5 ms, then waits for the kubeconfig file.
-func (s *Server) waitReady(begin time.Time) time.Duration {
-	s.t.Helper()
-	var ready time.Duration
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.exited:
-			s.t.Fatalf("bramble server exited before ready: %v\n%s", s.exitErr, s.logs)
-		default:
-		}
-		resp, err := client.Get(s.URL() + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 && ready == 0 {
-				ready = time.Since(begin)
-			}
-		}
-		if ready != 0 {
-			if _, err := os.Stat(s.Kubeconfig); err == nil {
-				return ready
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	s.t.Fatalf("bramble server not ready after 20s\n%s", s.logs)
-	return 0
 }
 
 // URL is the server's base URL.

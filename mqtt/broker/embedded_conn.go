@@ -34,7 +34,7 @@ type brokerConn struct {
 	peer         *x509.Certificate // the verified client certificate
 	limit        int               // most bytes queued
 	writeTimeout time.Duration
-	onClose      func()
+	stopped      func() // called once sendLoop has closed the connection
 	log          *slog.Logger
 	entered      func() // called once, at the first read
 	enterOnce    sync.Once
@@ -46,11 +46,16 @@ type brokerConn struct {
 	err     error // the connection failed or overflowed: close now
 }
 
-func newBrokerConn(c *tls.Conn, peer *x509.Certificate, limits connLimits, log *slog.Logger, onClose func()) *brokerConn {
+func newBrokerConn(c *tls.Conn, peer *x509.Certificate, limits connLimits, log *slog.Logger, stopped func()) *brokerConn {
 	bc := &brokerConn{Conn: c, peer: peer, limit: limits.queueBytes, writeTimeout: limits.writeTimeout,
-		log: log, onClose: onClose}
+		log: log, stopped: stopped}
 	bc.wake = sync.NewCond(&bc.mu)
-	go bc.sendLoop()
+	go func() {
+		bc.sendLoop()
+		if bc.stopped != nil {
+			bc.stopped()
+		}
+	}()
 	return bc
 }
 
@@ -139,9 +144,6 @@ func (c *brokerConn) fail(err error) {
 		c.log.Warn("mqtt client cut off: not reading fast enough", "client", c.peer.Subject.CommonName,
 			"remote", c.RemoteAddr().String(), "err", err)
 	}
-	if c.onClose != nil {
-		c.onClose()
-	}
 }
 
 // Close flushes what is queued (for at most closeFlush) and then closes;
@@ -157,9 +159,6 @@ func (c *brokerConn) Close() error {
 	c.mu.Unlock()
 	_ = c.Conn.SetReadDeadline(time.Now())
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(closeFlush))
-	if c.onClose != nil {
-		c.onClose()
-	}
 	return nil
 }
 

@@ -25,8 +25,9 @@ type tlsListener struct {
 
 	mu      sync.Mutex
 	closed  bool
-	conns   map[*brokerConn]struct{}
-	entered sync.WaitGroup // connections passed to the broker, until its first read
+	conns   map[*brokerConn]struct{} // until their send loop ends
+	entered sync.WaitGroup           // connections passed to the broker, until its first read
+	loops   sync.WaitGroup           // send loops running
 }
 
 // connLimits are the per-connection bounds of Config.
@@ -94,6 +95,8 @@ func (l *tlsListener) handle(raw net.Conn, establish listeners.EstablishFn) {
 // track registers a new connection, unless the listener is closing. The
 // connection counts in entered until the broker first reads it: by then
 // the broker has counted it among its clients, so Close can wait for it.
+// It stays tracked, and in loops, until its send loop has closed it (a
+// closing connection flushes for a while after the broker let it go).
 func (l *tlsListener) track(tc *tls.Conn, peer *x509.Certificate) *brokerConn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -102,7 +105,8 @@ func (l *tlsListener) track(tc *tls.Conn, peer *x509.Certificate) *brokerConn {
 		return nil
 	}
 	var c *brokerConn
-	c = newBrokerConn(tc, peer, l.limits, l.log, func() { l.untrack(c) })
+	l.loops.Add(1)
+	c = newBrokerConn(tc, peer, l.limits, l.log, func() { l.untrack(c); l.loops.Done() })
 	l.entered.Add(1)
 	c.entered = l.entered.Done
 	l.conns[c] = struct{}{}
@@ -121,7 +125,8 @@ func (l *tlsListener) untrack(c *brokerConn) {
 // clients' read lock twice, and a session ending or starting in between
 // (a write lock waiting) deadlocks the broker's shutdown (mochi v2.7.9).
 // Every client of this listener came through track, so ending the tracked
-// connections disconnects them all.
+// connections disconnects them all; Close returns once their send loops,
+// flushing ones included, have ended.
 func (l *tlsListener) Close(listeners.CloseFn) {
 	l.mu.Lock()
 	if l.closed {
@@ -141,4 +146,5 @@ func (l *tlsListener) Close(listeners.CloseFn) {
 	for _, c := range rest {
 		c.fail(net.ErrClosed)
 	}
+	l.loops.Wait() // no send loop outlives the broker
 }

@@ -67,6 +67,9 @@ func TestSeriesBecomeOneEvent(t *testing.T) {
 	again.Event(ref, events.Warning, "BackOff", "Back-off restarting failed container app")
 	send(t, conn, again)
 	waitFor(t, "the count to reach 5 after the agent restarted", func() bool { return only(t, e, "BackOff").Count == 5 })
+	// The ingest counts a write once the store has answered it, which can
+	// come after the Event is seen in the store.
+	waitFor(t, "the ingest to count its writes", func() bool { return e.ingest.Stats().Updated >= 2 })
 	if s := e.ingest.Stats(); s.Created != 1 || s.Updated != 2 {
 		t.Errorf("stats: got %+v, want 1 created and 2 updates", s)
 	}

@@ -80,6 +80,9 @@ func TestPodStatusWrittenOnlyWhenChanged(t *testing.T) {
 		t.Errorf("conditions: got %+v, want the scheduler's PodScheduled kept", st.Conditions)
 	}
 
+	// The monitor counts a write once the store has answered it, which can
+	// come after the pod is seen Running: wait for that write's count.
+	waitUntil(t, "the Running write counted", func() bool { return e.mon.Stats().PodWrites >= 1 })
 	before := e.mon.Stats().PodWrites // not the store's revision: Node writes may still come
 	stale := running(mine)
 	stale.UID = "an-earlier-pod"
