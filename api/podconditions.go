@@ -28,6 +28,16 @@ func DisruptionTarget(reason, message string, now time.Time) corev1.PodCondition
 		Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(now.UTC())}
 }
 
+// PodCondition is the pod's condition of type t, or nil.
+func PodCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 // SetPodCondition replaces the condition of c's type (or adds it),
 // keeping its transition time when the status did not change. It reports
 // whether the status changed at all.

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // unavailableMonitor samples the cache continuously and keeps the largest
@@ -53,7 +55,7 @@ func (m *unavailableMonitor) stop() int {
 
 func anyReady(pods []*corev1.Pod) bool {
 	for _, p := range pods {
-		if c := readyCondition(p); c != nil && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
+		if c := api.PodCondition(p, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
 			return true
 		}
 	}

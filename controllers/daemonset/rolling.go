@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // rollingUpdate takes one step of a RollingUpdate: it deletes old-template
@@ -79,7 +81,7 @@ func maxUnavailable(ds *appsv1.DaemonSet, desired int) int {
 // available reports whether pod has been ready for minReadySeconds; a pod
 // ready but not yet long enough requeues the DaemonSet for when it will be.
 func (c *Controller) available(key string, ds *appsv1.DaemonSet, pod *corev1.Pod, now time.Time) bool {
-	cond := readyCondition(pod)
+	cond := api.PodCondition(pod, corev1.PodReady)
 	if cond == nil || cond.Status != corev1.ConditionTrue {
 		return false
 	}
@@ -92,13 +94,4 @@ func (c *Controller) available(key string, ds *appsv1.DaemonSet, pod *corev1.Pod
 		return false
 	}
 	return true
-}
-
-func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == corev1.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }

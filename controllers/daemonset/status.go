@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // computeStatus counts, over the nodes, what `kubectl get ds` and
@@ -31,7 +33,7 @@ func (c *Controller) computeStatus(key string, ds *appsv1.DaemonSet, st *state, 
 		}
 		s.CurrentNumberScheduled++
 		pod := pods[0]
-		if cond := readyCondition(pod); cond != nil && cond.Status == corev1.ConditionTrue {
+		if cond := api.PodCondition(pod, corev1.PodReady); cond != nil && cond.Status == corev1.ConditionTrue {
 			s.NumberReady++
 			if c.available(key, ds, pod, now) {
 				s.NumberAvailable++

@@ -42,15 +42,6 @@ func waitForced(env *controllertest.Env, name string) *corev1.Pod {
 	return p
 }
 
-func disruption(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.DisruptionTarget {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // TestMarksBeforeForceDelete: a running pod whose Node is gone becomes
 // Failed with DisruptionTarget (DeletionByPodGC) before it goes; a
 // terminating running pod on an out-of-service node becomes Failed with no
@@ -64,15 +55,15 @@ func TestMarksBeforeForceDelete(t *testing.T) {
 	kept(env, "stuck", "down", corev1.PodRunning, true)
 
 	p := waitForced(env, "orphan")
-	c := disruption(p)
+	c := api.PodCondition(p, corev1.DisruptionTarget)
 	if p.Status.Phase != corev1.PodFailed || c == nil || c.Status != corev1.ConditionTrue || c.Reason != api.DisruptionByPodGC ||
 		c.Message != "PodGC: node no longer exists" {
 		t.Errorf("orphan: got phase %s, DisruptionTarget %+v; want Failed, True %s", p.Status.Phase, c, api.DisruptionByPodGC)
 	}
-	if p = waitForced(env, "done"); p.Status.Phase != corev1.PodSucceeded || disruption(p) != nil {
+	if p = waitForced(env, "done"); p.Status.Phase != corev1.PodSucceeded || api.PodCondition(p, corev1.DisruptionTarget) != nil {
 		t.Errorf("done: got phase %s, conditions %+v; want Succeeded without DisruptionTarget", p.Status.Phase, p.Status.Conditions)
 	}
-	if p = waitForced(env, "stuck"); p.Status.Phase != corev1.PodFailed || disruption(p) != nil {
+	if p = waitForced(env, "stuck"); p.Status.Phase != corev1.PodFailed || api.PodCondition(p, corev1.DisruptionTarget) != nil {
 		t.Errorf("stuck: got phase %s, conditions %+v; want Failed without DisruptionTarget", p.Status.Phase, p.Status.Conditions)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // isActive: the pod counts towards replicas. Pods that are going
@@ -19,25 +21,15 @@ func isActive(p *corev1.Pod) bool {
 		p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
-// readyCondition is the pod's Ready condition, or nil.
-func readyCondition(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 func isReady(p *corev1.Pod) bool {
-	c := readyCondition(p)
+	c := api.PodCondition(p, corev1.PodReady)
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // availableIn is how long until a ready pod has been ready for minReady:
 // zero or less means available now. ok is false for a pod that is not ready.
 func availableIn(p *corev1.Pod, minReady time.Duration, now time.Time) (wait time.Duration, ok bool) {
-	c := readyCondition(p)
+	c := api.PodCondition(p, corev1.PodReady)
 	if c == nil || c.Status != corev1.ConditionTrue {
 		return 0, false
 	}
@@ -66,7 +58,7 @@ func deleteOrder(a, b *corev1.Pod) int {
 	if ar, br := isReady(a), isReady(b); ar != br {
 		return boolOrder(ar, br)
 	} else if ar {
-		ta, tb := readyCondition(a).LastTransitionTime, readyCondition(b).LastTransitionTime
+		ta, tb := api.PodCondition(a, corev1.PodReady).LastTransitionTime, api.PodCondition(b, corev1.PodReady).LastTransitionTime
 		if c := tb.Time.Compare(ta.Time); c != 0 {
 			return c // later transition = ready for less time = first
 		}

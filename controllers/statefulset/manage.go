@@ -7,6 +7,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // reconcile takes one step towards the set's spec, as upstream orders it:
@@ -91,7 +93,7 @@ func (c *Controller) available(key string, set *appsv1.StatefulSet, pod *corev1.
 	if set.Spec.MinReadySeconds <= 0 {
 		return true
 	}
-	at := readyCondition(pod).LastTransitionTime.Add(time.Duration(set.Spec.MinReadySeconds) * time.Second)
+	at := api.PodCondition(pod, corev1.PodReady).LastTransitionTime.Add(time.Duration(set.Spec.MinReadySeconds) * time.Second)
 	if now.Before(at) {
 		c.queue.AddAfter(key, at.Sub(now))
 		return false
@@ -103,15 +105,6 @@ func runningAndReady(pod *corev1.Pod) bool {
 	if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
 		return false
 	}
-	cond := readyCondition(pod)
+	cond := api.PodCondition(pod, corev1.PodReady)
 	return cond != nil && cond.Status == corev1.ConditionTrue
-}
-
-func readyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == corev1.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }

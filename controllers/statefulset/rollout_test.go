@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/controllertest"
 	"github.com/bramble-edge/bramble/controllers/history"
@@ -152,7 +153,7 @@ func TestMinReadySecondsHoldsTheNextPod(t *testing.T) {
 	h.waitStatus("web", rolledOut(2))
 	web0 := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-0")
 	web1 := controllertest.MustGet[*corev1.Pod](h.Env, podResource, "default", "web-1")
-	if ready := readyCondition(web0).LastTransitionTime.Time; web1.CreationTimestamp.Time.Before(ready.Add(time.Second).Truncate(time.Second)) {
+	if ready := api.PodCondition(web0, corev1.PodReady).LastTransitionTime.Time; web1.CreationTimestamp.Time.Before(ready.Add(time.Second).Truncate(time.Second)) {
 		t.Errorf("web-1 created at %v, less than minReadySeconds after web-0 turned Ready at %v", web1.CreationTimestamp, ready)
 	}
 }
