@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"maps"
 	"sync"
 	"testing"
 
@@ -77,16 +76,5 @@ func TestCatchupListsWhatTheLastLivePodReleased(t *testing.T) {
 	waitFor(t, "pi-2's pod", func() bool { return len(bus.events(t, "pi-2")) > 0 })
 	store.open()
 
-	var catchup *mqtt.Event
-	waitFor(t, "a catch-up", func() bool {
-		evs := bus.events(t, "pi-1")
-		catchup = evs[len(evs)-1]
-		return len(evs) > sent && catchup.Prev == held
-	})
-	if err := heldView.Apply(context.Background(), *catchup); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := heldView.Versions(), storeView(t, store, "pi-1"); !maps.Equal(got, want) {
-		t.Errorf("view after the catch-up: got %v, want %v (catch-up: %+v)", got, want, catchup.Changes)
-	}
+	checkCatchup(t, bus, store, "pi-1", sent, held, heldView)
 }

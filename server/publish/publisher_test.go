@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/storetest"
 	"github.com/bramble-edge/bramble/mqtt"
+	"github.com/bramble-edge/bramble/mqtt/client"
 )
 
 // caughtUp waits until replaying node's published Events from revision 0
@@ -89,17 +91,25 @@ func TestHelloBehindGetsACatchupThatReachesTheView(t *testing.T) {
 	caughtUp(t, bus, w, "pi-1")
 
 	bus.ack(t, "pi-1", mqtt.AckHello, held)
+	checkCatchup(t, bus, store, "pi-1", sent, held, heldView)
+}
+
+// checkCatchup waits for node's catch-up from held (an Event after the
+// first sent, chaining from held), applies it to heldView, what the node
+// held, and checks that the node then holds the store's view of it.
+func checkCatchup(t *testing.T, bus *recordingBus, store datastore.Store, node string, sent int, held int64, heldView *client.Memory) {
+	t.Helper()
 	var catchup *mqtt.Event
 	waitFor(t, "a catch-up", func() bool {
-		evs := bus.events(t, "pi-1")
+		evs := bus.events(t, node)
 		catchup = evs[len(evs)-1]
 		return len(evs) > sent && catchup.Prev == held
 	})
 	if err := heldView.Apply(context.Background(), *catchup); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := heldView.Versions(), storeView(t, store, "pi-1"); !maps.Equal(got, want) {
-		t.Errorf("view after the catch-up: got %v, want %v", got, want)
+	if got, want := heldView.Versions(), storeView(t, store, node); !maps.Equal(got, want) {
+		t.Errorf("view after the catch-up: got %v, want %v (catch-up: %+v)", got, want, catchup.Changes)
 	}
 }
 
