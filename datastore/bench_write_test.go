@@ -117,3 +117,20 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkGet reads one key of 1 KiB with a cancellable context, as the
+// registry reads the current object before every write it makes.
+func BenchmarkGet(b *testing.B) {
+	st := benchStore(b, datastore.SQLiteConfig{})
+	populate(b, st, "/bench/get/", 1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := st.Get(ctx, fmt.Sprintf("/bench/get/%06d", i%1000+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
