@@ -119,13 +119,18 @@ func (b *broadcaster) publish(events []Event) {
 		}
 	}
 	for g, m := range b.matched {
-		evs := m.events(events)
-		for sub := range g.subs {
-			select {
-			case sub.ch <- evs:
-			default:
-				b.dropLocked(sub) // too far behind: cut off
-			}
+		b.deliverLocked(g, m.events(events))
+	}
+}
+
+// deliverLocked queues evs for every subscription of g, cutting off those
+// too far behind to take them.
+func (b *broadcaster) deliverLocked(g *watchGroup, evs []Event) {
+	for sub := range g.subs {
+		select {
+		case sub.ch <- evs:
+		default:
+			b.dropLocked(sub)
 		}
 	}
 }

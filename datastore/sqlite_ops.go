@@ -18,12 +18,14 @@ type writeStmts struct {
 	setCompactRev           *rawStmt
 }
 
-func prepareWrites(dc any) (*writeStmts, error) {
-	st := &writeStmts{}
-	for _, p := range []struct {
-		dst **rawStmt
-		sql string
-	}{
+// stmtSQL pairs a statement's destination with its text.
+type stmtSQL struct {
+	dst **rawStmt
+	sql string
+}
+
+func (st *writeStmts) texts() []stmtSQL {
+	return []stmtSQL{
 		{&st.begin, `BEGIN IMMEDIATE`},
 		{&st.commit, `COMMIT`},
 		{&st.rollback, `ROLLBACK`},
@@ -43,7 +45,14 @@ func prepareWrites(dc any) (*writeStmts, error) {
 			(SELECT prev_rev FROM log WHERE rev > ?1 AND rev <= ?2 AND prev_rev > 0)`},
 		{&st.compactDeletes, `DELETE FROM log WHERE rev > ?1 AND rev <= ?2 AND deleted = 1`},
 		{&st.setCompactRev, `UPDATE meta SET value = ?1 WHERE name = 'compact_rev'`},
-	} {
+	}
+}
+
+// prepareWrites prepares the writer's statements on the driver connection
+// dc (inside a Raw call on the writer's connection).
+func prepareWrites(dc any) (*writeStmts, error) {
+	st := &writeStmts{}
+	for _, p := range st.texts() {
 		stmt, err := prepareRaw(dc, p.sql)
 		if err != nil {
 			st.close()
@@ -55,10 +64,8 @@ func prepareWrites(dc any) (*writeStmts, error) {
 }
 
 func (st *writeStmts) close() {
-	for _, s := range []*rawStmt{st.begin, st.commit, st.rollback, st.current, st.insertLog,
-		st.createCurrent, st.updateCurrent, st.deleteCurrent,
-		st.compactSuperseded, st.compactDeletes, st.setCompactRev} {
-		s.Close()
+	for _, p := range st.texts() {
+		(*p.dst).Close() // nil-safe: those not prepared yet
 	}
 }
 

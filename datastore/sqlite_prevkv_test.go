@@ -34,15 +34,7 @@ func TestSQLitePrevKVOutlivesLaterWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var events []datastore.Event
-	for len(events) < n+1 {
-		select {
-		case evs := <-ch:
-			events = append(events, evs...)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("got %d events, want %d", len(events), n+1)
-		}
-	}
+	events := collect(t, ch, n+1)
 	for i, ev := range events[1:] {
 		if !bytes.Equal(ev.PrevKV.Value, value(i)) || !bytes.Equal(ev.KV.Value, value(i+1)) {
 			t.Fatalf("update %d after %d later writes: got prev %q..., value %q...; want %q..., %q...",
@@ -56,3 +48,18 @@ func TestSQLitePrevKVOutlivesLaterWrites(t *testing.T) {
 }
 
 func head(b []byte) string { return fmt.Sprintf("%.8s", b) }
+
+// collect takes n events from ch.
+func collect(t *testing.T, ch <-chan []datastore.Event, n int) []datastore.Event {
+	t.Helper()
+	var events []datastore.Event
+	for len(events) < n {
+		select {
+		case evs := <-ch:
+			events = append(events, evs...)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("got %d events, want %d", len(events), n)
+		}
+	}
+	return events
+}
