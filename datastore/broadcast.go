@@ -19,6 +19,9 @@ type broadcaster struct {
 	groups  map[string]*watchGroup
 	lengths []int // distinct len(prefix) over groups, sorted
 	closed  bool
+	// matched is publish's scratch, reused from commit to commit: which
+	// of one commit's events each group takes.
+	matched map[*watchGroup]match
 	// published is the revision of the last event published: every event
 	// up to it is in its subscribers' channels (or was taken from them).
 	published int64
@@ -37,7 +40,7 @@ type subscription struct {
 }
 
 func newBroadcaster(bufSize int) *broadcaster {
-	return &broadcaster{bufSize: bufSize, groups: map[string]*watchGroup{}}
+	return &broadcaster{bufSize: bufSize, groups: map[string]*watchGroup{}, matched: map[*watchGroup]match{}}
 }
 
 // subscribe registers interest in keys under prefix. The subscription's
@@ -103,25 +106,31 @@ func (b *broadcaster) publish(events []Event) {
 	if len(b.groups) == 0 {
 		return
 	}
-	matched := map[*watchGroup][]Event{}
-	for _, ev := range events {
-		key := ev.KV.Key
+	defer clear(b.matched)
+	for i := range events {
+		key := events[i].KV.Key
 		for _, n := range b.lengths {
 			if n > len(key) {
 				break
 			}
 			if g := b.groups[key[:n]]; g != nil {
-				matched[g] = append(matched[g], ev)
+				b.matched[g] = b.matched[g].add(events, i)
 			}
 		}
 	}
-	for g, evs := range matched {
-		for sub := range g.subs {
-			select {
-			case sub.ch <- evs:
-			default:
-				b.dropLocked(sub) // too far behind: cut off
-			}
+	for g, m := range b.matched {
+		b.deliverLocked(g, m.events(events))
+	}
+}
+
+// deliverLocked queues evs for every subscription of g, cutting off those
+// too far behind to take them.
+func (b *broadcaster) deliverLocked(g *watchGroup, evs []Event) {
+	for sub := range g.subs {
+		select {
+		case sub.ch <- evs:
+		default:
+			b.dropLocked(sub)
 		}
 	}
 }
@@ -155,4 +164,37 @@ func (b *broadcaster) close() {
 			b.dropLocked(sub)
 		}
 	}
+}
+
+// match is the events of one commit a group takes: while they are a run
+// of consecutive events (always, for a commit of one write, or a group
+// that takes everything) the group gets a slice of the commit's own
+// events, shared with every other group and the writer, which no longer
+// touches it; otherwise a copy.
+type match struct {
+	first, n int     // events[first:first+n], while copied is nil
+	copied   []Event // once the run broke
+}
+
+// add takes events[i] into m.
+func (m match) add(events []Event, i int) match {
+	switch {
+	case m.n == 0 && m.copied == nil:
+		return match{first: i, n: 1}
+	case m.copied == nil && m.first+m.n == i:
+		m.n++
+		return m
+	case m.copied == nil:
+		m.copied = append(make([]Event, 0, m.n+1), events[m.first:m.first+m.n]...)
+	}
+	m.copied = append(m.copied, events[i])
+	return m
+}
+
+// events is what m took, as the slice its subscribers receive.
+func (m match) events(events []Event) []Event {
+	if m.copied != nil {
+		return m.copied
+	}
+	return events[m.first : m.first+m.n : m.first+m.n]
 }

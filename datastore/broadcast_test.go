@@ -104,3 +104,41 @@ func TestBroadcasterProgressQueuesBehindEvents(t *testing.T) {
 		t.Fatal("progress with a full channel: got true, want false")
 	}
 }
+
+// Groups share the commit's own events where they take a run of them:
+// one commit after another (the scratch map is reused), each group still
+// gets exactly its events, and a subscriber appending to its slice cannot
+// change what another received.
+func TestBroadcasterSharesRunsSafely(t *testing.T) {
+	b := newBroadcaster(8)
+	all, a, odd := b.subscribe(""), b.subscribe("/a/"), b.subscribe("/o")
+	b.publish(eventsFor("/a/1", "/a/2", "/b/3"))
+	b.publish(eventsFor("/o1", "/a/4", "/o2"))
+	allFirst := <-all.ch
+	aFirst := <-a.ch
+	_ = append(aFirst, Event{KV: &KeyValue{Key: "/clobber"}})
+	if got := keysOf(allFirst); !slices.Equal(got, []string{"/a/1", "/a/2", "/b/3"}) {
+		t.Fatalf("after another subscriber appended to its slice: got %v, want the commit's three events", got)
+	}
+	want := map[*subscription][]string{
+		all: {"/o1", "/a/4", "/o2"},
+		a:   {"/a/4"},
+		odd: {"/o1", "/o2"},
+	}
+	for sub, keys := range want {
+		if got := receivedKeys(sub); !slices.Equal(got, keys) {
+			t.Errorf("second commit: got %v, want %v", got, keys)
+		}
+	}
+	if got := keysOf(aFirst); !slices.Equal(got, []string{"/a/1", "/a/2"}) {
+		t.Errorf("first commit under /a/: got %v, want [/a/1 /a/2]", got)
+	}
+}
+
+func keysOf(evs []Event) []string {
+	var keys []string
+	for _, ev := range evs {
+		keys = append(keys, ev.KV.Key)
+	}
+	return keys
+}

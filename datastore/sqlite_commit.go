@@ -20,9 +20,9 @@ func (w *writer) commitWrites(reqs []*writeReq) {
 	defer func() { w.lastBatch, w.lastCommit = len(reqs), time.Since(start) }()
 	results := make([]writeResult, len(reqs))
 	var events []Event
-	err := w.inTx(func(ctx context.Context) error {
+	err := w.inTx(func() error {
 		var err error
-		if events, err = w.applyAll(ctx, reqs, results); err != nil {
+		if events, err = w.applyAll(reqs, results); err != nil {
 			return err
 		}
 		if len(events) > 0 && w.s.cfg.CommitHook != nil {
@@ -47,7 +47,7 @@ func (w *writer) commitWrites(reqs []*writeReq) {
 
 // applyAll runs every request in order, giving each successful one the next
 // revision, and returns their events. A statement error aborts the batch.
-func (w *writer) applyAll(ctx context.Context, reqs []*writeReq, results []writeResult) ([]Event, error) {
+func (w *writer) applyAll(reqs []*writeReq, results []writeResult) ([]Event, error) {
 	events := make([]Event, 0, len(reqs))
 	next := w.rev + 1
 	for i, r := range reqs {
@@ -55,7 +55,7 @@ func (w *writer) applyAll(ctx context.Context, reqs []*writeReq, results []write
 			results[i].err = err
 			continue
 		}
-		ev, err := w.apply(ctx, r, next)
+		ev, err := w.apply(r, next)
 		countWrite(r.kind, err)
 		switch {
 		case isCheckError(err):
@@ -64,7 +64,7 @@ func (w *writer) applyAll(ctx context.Context, reqs []*writeReq, results []write
 			return nil, err
 		default:
 			results[i] = writeResult{rev: next, prev: ev.PrevKV}
-			events = append(events, *ev)
+			events = append(events, ev)
 			next++
 		}
 	}
@@ -89,28 +89,32 @@ func isCheckError(err error) bool {
 	return errors.Is(err, ErrKeyExists) || errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound)
 }
 
-// inTx runs fn inside BEGIN IMMEDIATE ... COMMIT on the write connection.
-func (w *writer) inTx(fn func(ctx context.Context) error) error {
-	ctx := context.Background() // callers' contexts must not abort a shared commit
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(ctx); err != nil {
-		w.rollback(ctx)
-		return err
-	}
-	start := time.Now()
-	_, err := w.conn.ExecContext(ctx, "COMMIT")
-	metrics.StoreCommit.Observe(time.Since(start).Seconds())
-	if err != nil {
-		w.rollback(ctx)
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+// inTx runs fn inside BEGIN IMMEDIATE ... COMMIT on the write connection,
+// holding it below database/sql for the whole transaction (see rawStmt).
+// Callers' contexts do not reach the statements: they must not abort a
+// shared commit.
+func (w *writer) inTx(fn func() error) error {
+	return w.conn.Raw(func(any) error {
+		if _, err := w.stmts.begin.run(); err != nil {
+			return fmt.Errorf("begin: %w", err)
+		}
+		if err := fn(); err != nil {
+			w.rollback()
+			return err
+		}
+		start := time.Now()
+		_, err := w.stmts.commit.run()
+		metrics.StoreCommit.Observe(time.Since(start).Seconds())
+		if err != nil {
+			w.rollback()
+			return fmt.Errorf("commit: %w", err)
+		}
+		return nil
+	})
 }
 
-func (w *writer) rollback(ctx context.Context) {
-	if _, err := w.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+func (w *writer) rollback() {
+	if _, err := w.stmts.rollback.run(); err != nil {
 		w.s.log.Debug("datastore rollback", "err", err)
 	}
 }

@@ -48,18 +48,14 @@ func (w *writer) compactStep(r *writeReq) writeResult {
 	if to > w.rev {
 		return writeResult{err: fmt.Errorf("compact to %d, latest is %d: %w", to, w.rev, ErrFutureRevision)}
 	}
-	err := w.inTx(func(ctx context.Context) error {
-		// A row is superseded at or before `to` exactly when some row in
-		// (from, to] names it as prev_rev; rows superseded at or before
-		// `from` are already gone.
-		if _, err := w.conn.ExecContext(ctx, `DELETE FROM log WHERE rev IN
-			(SELECT prev_rev FROM log WHERE rev > ?1 AND rev <= ?2 AND prev_rev > 0)`, from, to); err != nil {
+	err := w.inTx(func() error {
+		if _, err := w.stmts.compactSuperseded.run(from, to); err != nil {
 			return fmt.Errorf("drop superseded rows: %w", err)
 		}
-		if _, err := w.conn.ExecContext(ctx, `DELETE FROM log WHERE rev > ?1 AND rev <= ?2 AND deleted = 1`, from, to); err != nil {
+		if _, err := w.stmts.compactDeletes.run(from, to); err != nil {
 			return fmt.Errorf("drop deletes: %w", err)
 		}
-		_, err := w.conn.ExecContext(ctx, `UPDATE meta SET value = ?1 WHERE name = 'compact_rev'`, to)
+		_, err := w.stmts.setCompactRev.run(to)
 		return err
 	})
 	if err != nil {

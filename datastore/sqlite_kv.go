@@ -92,8 +92,14 @@ func (s *SQLite) Get(ctx context.Context, key string) (*KeyValue, error) {
 	if err := validateKey(key); err != nil {
 		return nil, fmt.Errorf("get: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("get %s: %w", key, err)
+	}
+	// A point read takes microseconds, so it runs without ctx's
+	// cancellation: with a cancellable context database/sql starts a
+	// goroutine per query to watch it and the driver one per row step.
 	kv := &KeyValue{Key: key}
-	err := s.reads.get.QueryRowContext(ctx, key).Scan(&kv.Value, &kv.CreateRevision, &kv.ModRevision)
+	err := s.reads.get.QueryRowContext(context.WithoutCancel(ctx), key).Scan(&kv.Value, &kv.CreateRevision, &kv.ModRevision)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
 	}

@@ -56,7 +56,11 @@ func newWriter(ctx context.Context, s *SQLite) (*writer, error) {
 		return nil, fmt.Errorf("writer connection: %w", err)
 	}
 	w := &writer{s: s, conn: conn}
-	if w.stmts, err = prepareWrites(ctx, conn); err != nil {
+	err = conn.Raw(func(dc any) error {
+		w.stmts, err = prepareWrites(dc)
+		return err
+	})
+	if err != nil {
 		conn.Close()
 		return nil, err
 	}
@@ -73,7 +77,10 @@ func newWriter(ctx context.Context, s *SQLite) (*writer, error) {
 }
 
 func (w *writer) close() {
-	w.stmts.close()
+	w.conn.Raw(func(any) error { // the statements are the connection's
+		w.stmts.close()
+		return nil
+	})
 	w.conn.Close()
 }
 
