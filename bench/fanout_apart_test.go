@@ -87,6 +87,20 @@ func pinTo(b *testing.B, cpus string, procs int) {
 	runtime.GOMAXPROCS(procs)
 }
 
+// hollowEnv is the agents' child's environment: this process's, with
+// GOGC=$BRAMBLE_BENCH_HOLLOW_GOGC when that is set, so that the server's
+// collector (this process's GOGC) and the agents' can be set apart:
+//
+//	GOGC=off BRAMBLE_BENCH_HOLLOW_GOGC=100 X.bench ...   # the server's off only
+//	BRAMBLE_BENCH_HOLLOW_GOGC=off X.bench ...            # the agents' off only
+func hollowEnv() []string {
+	env := os.Environ()
+	if v, ok := os.LookupEnv("BRAMBLE_BENCH_HOLLOW_GOGC"); ok {
+		env = append(env, "GOGC="+v) // the last one wins in os/exec
+	}
+	return env
+}
+
 // startReporting runs nodes hollow agents (fan-0 ..) in a child pinned to
 // the last CPU, reporting their receipts of ConfigMap default/shared to
 // rec, and waits until all of them started.
@@ -98,6 +112,7 @@ func startReporting(b *testing.B, c *minicluster.Cluster, nodes int, rec *revRec
 		"-report-receipts", "configmaps/default/shared"}
 	h := &hollowProc{cmd: exec.Command("taskset", args...), logs: &lockedBuffer{}, done: make(chan struct{})}
 	h.cmd.Stderr = h.logs
+	h.cmd.Env = hollowEnv()
 	stdout, err := h.cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
