@@ -57,20 +57,30 @@ func BenchmarkConfigMapFanout1000Apart(b *testing.B) {
 	stats := readFanStats()
 	b.ResetTimer()
 	var all []time.Duration
+	var split gcSplit
+	var mark gcMark
+	var got []time.Duration
 	for i := range 20 * b.N {
-		time.Sleep(200 * time.Millisecond)
-		var got []time.Duration
+		time.Sleep(settle)
+		if i > 0 {
+			split.add(b, rec, mark, got)
+		}
+		time.Sleep(200*time.Millisecond - settle)
 		markUpdate(fmt.Sprint("update ", i))
+		mark = markGCs(rec)
 		cm, got = updateAndWait(b, c, cm, rec, nodes, fmt.Sprint(i), time.Minute)
 		b.Logf("update %d (rv %s): p50 %.1f ms, max %.1f ms", i, cm.ResourceVersion, ms(got[len(got)/2]), ms(got[len(got)-1]))
 		all = append(all, got...)
 	}
+	time.Sleep(settle)
+	split.add(b, rec, mark, got)
 	b.StopTimer()
 	stopTrace()
 	stopProfile()
 	allocsProfile(b, "fanout-apart-after")
 	reportLatencies(b, all)
 	stats.report(b, 20*b.N, nodes)
+	split.report(b, 20*b.N)
 	b.ReportMetric(ms(processCPU(b)-cpu0)/float64(20*b.N), "server-cpu-ms/update")
 	b.ReportMetric(ms(childCPU(b, h.cmd.Process.Pid)-agents0)/float64(20*b.N), "agents-cpu-ms/update")
 	b.ReportMetric(load, "load1")
