@@ -18,7 +18,7 @@ type gcSplit struct {
 	agents   uint64 // the agents' collections over the timed updates
 }
 
-var gcClasses = [4]string{"no collection", "server's only", "agents' only", "both"}
+var gcClasses = [4]string{"no collection", "the server's collection only", "the agents' collection only", "both processes' collections"}
 
 // settle is how long after an update's last receipt its collections are
 // read: the child reports its count every 5 ms. It is taken out of the
@@ -61,7 +61,7 @@ func (g *gcSplit) report(b *testing.B, updates int) {
 			continue
 		}
 		slices.Sort(all)
-		b.Logf("updates with %s collection: %d; receipts p50 %.1f, p99 %.1f, max %.1f ms", gcClasses[c], g.updates[c],
+		b.Logf("updates with %s: %d; receipts p50 %.1f, p99 %.1f, max %.1f ms", gcClasses[c], g.updates[c],
 			ms(all[len(all)/2]), ms(all[len(all)*99/100]), ms(all[len(all)-1]))
 	}
 	b.ReportMetric(float64(g.agents)/float64(updates), "agents-gc/update")
