@@ -11,11 +11,12 @@ import (
 	"time"
 )
 
-// The server's collector policy, unless GOGC is set. An idle server or a
-// small cluster keeps a few MiB of live heap and Go's default (100) keeps
-// its idle memory within budget. With a fleet connected the live heap is
-// mostly per-connection state (1,000 agents: ~100 MiB) and each collection
-// marks all of it, 10-13 % of the server's CPU; past serverBigHeap the
+// The server's collector policy, unless GOGC is set. An idle server keeps
+// a few MiB of live heap and Go's default (100) keeps its idle memory
+// within budget (200 would put it at the edge). A working cluster's live
+// heap is larger (100 nodes and 1,000 pods: ~25 MiB; 1,000 connected
+// agents: ~75 MiB, mostly per-connection state), each collection marks
+// all of it, 10-13 % of the server's CPU; past serverBigHeap the
 // collector runs at serverBigGCPercent, half as often, for a heap goal of
 // three times the live heap instead of two. The memory limit (unless
 // GOMEMLIMIT is set) makes it collect harder again before the heap passes
@@ -23,8 +24,8 @@ import (
 const (
 	serverGCPercent    = 100
 	serverBigGCPercent = 200
-	serverBigHeap      = 48 << 20 // live heap from which serverBigGCPercent applies
-	serverSmallHeap    = 32 << 20 // and below which it no longer does
+	serverBigHeap      = 16 << 20 // live heap from which serverBigGCPercent applies
+	serverSmallHeap    = 12 << 20 // and below which it no longer does
 	serverHeapPoll     = 10 * time.Second
 )
 

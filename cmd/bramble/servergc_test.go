@@ -18,8 +18,8 @@ func TestServerGCFor(t *testing.T) {
 		{4 << 20, serverGCPercent, serverGCPercent}, // idle
 		{serverBigHeap, serverGCPercent, serverBigGCPercent},
 		{200 << 20, serverGCPercent, serverBigGCPercent},           // a fleet connected
-		{40 << 20, serverBigGCPercent, serverBigGCPercent},         // in the band: kept
-		{40 << 20, serverGCPercent, serverGCPercent},               // in the band: kept
+		{14 << 20, serverBigGCPercent, serverBigGCPercent},         // in the band: kept
+		{14 << 20, serverGCPercent, serverGCPercent},               // in the band: kept
 		{serverSmallHeap - 1, serverBigGCPercent, serverGCPercent}, // the fleet left
 	} {
 		if got := serverGCFor(tt.live, tt.now); got != tt.want {
@@ -70,7 +70,7 @@ func TestHeapFollowerSetsGCPercent(t *testing.T) {
 	for _, step := range []struct {
 		live uint64
 		want int
-	}{{4 << 20, serverGCPercent}, {100 << 20, serverBigGCPercent}, {40 << 20, serverBigGCPercent}, {8 << 20, serverGCPercent}} {
+	}{{4 << 20, serverGCPercent}, {100 << 20, serverBigGCPercent}, {14 << 20, serverBigGCPercent}, {8 << 20, serverGCPercent}} {
 		live = step.live
 		f.step()
 		if got := debug.SetGCPercent(serverGCPercent); got != step.want {
