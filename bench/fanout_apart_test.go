@@ -57,20 +57,30 @@ func BenchmarkConfigMapFanout1000Apart(b *testing.B) {
 	stats := readFanStats()
 	b.ResetTimer()
 	var all []time.Duration
+	var split gcSplit
+	var mark gcMark
+	var got []time.Duration
 	for i := range 20 * b.N {
-		time.Sleep(200 * time.Millisecond)
-		var got []time.Duration
+		time.Sleep(settle)
+		if i > 0 {
+			split.add(b, rec, mark, got)
+		}
+		time.Sleep(200*time.Millisecond - settle)
 		markUpdate(fmt.Sprint("update ", i))
+		mark = markGCs(rec)
 		cm, got = updateAndWait(b, c, cm, rec, nodes, fmt.Sprint(i), time.Minute)
 		b.Logf("update %d (rv %s): p50 %.1f ms, max %.1f ms", i, cm.ResourceVersion, ms(got[len(got)/2]), ms(got[len(got)-1]))
 		all = append(all, got...)
 	}
+	time.Sleep(settle)
+	split.add(b, rec, mark, got)
 	b.StopTimer()
 	stopTrace()
 	stopProfile()
 	allocsProfile(b, "fanout-apart-after")
 	reportLatencies(b, all)
 	stats.report(b, 20*b.N, nodes)
+	split.report(b, 20*b.N)
 	b.ReportMetric(ms(processCPU(b)-cpu0)/float64(20*b.N), "server-cpu-ms/update")
 	b.ReportMetric(ms(childCPU(b, h.cmd.Process.Pid)-agents0)/float64(20*b.N), "agents-cpu-ms/update")
 	b.ReportMetric(load, "load1")
@@ -87,6 +97,20 @@ func pinTo(b *testing.B, cpus string, procs int) {
 	runtime.GOMAXPROCS(procs)
 }
 
+// hollowEnv is the agents' child's environment: this process's, with
+// GOGC=$BRAMBLE_BENCH_HOLLOW_GOGC when that is set, so that the server's
+// collector (this process's GOGC) and the agents' can be set apart:
+//
+//	GOGC=off BRAMBLE_BENCH_HOLLOW_GOGC=100 X.bench ...   # the server's off only
+//	BRAMBLE_BENCH_HOLLOW_GOGC=off X.bench ...            # the agents' off only
+func hollowEnv() []string {
+	env := os.Environ()
+	if v, ok := os.LookupEnv("BRAMBLE_BENCH_HOLLOW_GOGC"); ok {
+		env = append(env, "GOGC="+v) // the last one wins in os/exec
+	}
+	return env
+}
+
 // startReporting runs nodes hollow agents (fan-0 ..) in a child pinned to
 // the last CPU, reporting their receipts of ConfigMap default/shared to
 // rec, and waits until all of them started.
@@ -98,6 +122,7 @@ func startReporting(b *testing.B, c *minicluster.Cluster, nodes int, rec *revRec
 		"-report-receipts", "configmaps/default/shared"}
 	h := &hollowProc{cmd: exec.Command("taskset", args...), logs: &lockedBuffer{}, done: make(chan struct{})}
 	h.cmd.Stderr = h.logs
+	h.cmd.Env = hollowEnv()
 	stdout, err := h.cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,6 +20,8 @@ type revReceipts struct {
 	seen    map[string]time.Time
 	pending map[string]receipt // reported before the update's revision was known
 	done    chan struct{}
+
+	agentGCs atomic.Uint64 // the agents' process's collections, as last reported
 }
 
 type receipt struct {
@@ -89,7 +92,7 @@ func (r *revReceipts) take(start time.Time) []time.Duration {
 }
 
 // read parses the child's lines until it closes stdout: "running", then
-// "recv <node> <rev> <unix ns>".
+// "recv <node> <rev> <unix ns>" and "gc <collections so far>".
 func (r *revReceipts) read(out io.Reader, running chan<- struct{}) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -97,6 +100,10 @@ func (r *revReceipts) read(out io.Reader, running chan<- struct{}) {
 		switch {
 		case len(f) == 1 && f[0] == "running":
 			close(running)
+		case len(f) == 2 && f[0] == "gc":
+			if n, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				r.agentGCs.Store(n)
+			}
 		case len(f) == 4 && f[0] == "recv":
 			rev, err1 := strconv.ParseInt(f[2], 10, 64)
 			ns, err2 := strconv.ParseInt(f[3], 10, 64)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // watchHead is a WatchEvent without its object.
@@ -83,6 +84,9 @@ func appendObject(head, raw []byte) []byte {
 	return append(out, '}')
 }
 
+// changesHead starts a CHANGES Event, up to its revision.
+var changesHead = `{"type":` + strconv.Quote(string(EventChanges)) + `,"rev":`
+
 // EncodeStoredEvent is the payload of a CHANGES Event from changes
 // encoded by EncodeStoredChange, its revisions checked as Encode checks
 // them.
@@ -94,7 +98,16 @@ func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
 	if len(changes) == 0 {
 		return json.Marshal(e)
 	}
-	out := fmt.Appendf(nil, `{"type":%q,"rev":%d,"prev":%d,"changes":[`, EventChanges, rev, prev)
+	size := len(changesHead) + 2*20 + len(`,"prev":,"changes":[]}`)
+	for _, c := range changes {
+		size += len(c) + 1
+	}
+	out := make([]byte, 0, size) // one allocation: this runs once per node and update
+	out = append(out, changesHead...)
+	out = strconv.AppendInt(out, rev, 10)
+	out = append(out, `,"prev":`...)
+	out = strconv.AppendInt(out, prev, 10)
+	out = append(out, `,"changes":[`...)
 	for i, c := range changes {
 		if i > 0 {
 			out = append(out, ',')

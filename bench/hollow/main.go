@@ -13,8 +13,10 @@
 // MQTT connection open, so the process raises its open-file limit to the
 // hard limit; very large fleets are split over several processes.
 // -report-receipts makes stdout carry a line per desired Event that holds
-// the object named and, once every node started, a line "running" (a
-// benchmark in another process times its deliveries with them).
+// the object named, once every node started a line "running", and "gc <n>"
+// when the process's completed collections changed (a benchmark in another
+// process times its deliveries with them and tells which ones the agents'
+// collector ran in).
 package main
 
 import (

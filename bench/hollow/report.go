@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +15,8 @@ import (
 )
 
 // receiptReporter writes one line per desired Event that carries one
-// object, "recv <node> <event rev> <unix ns of receipt>", so that a
+// object, "recv <node> <event rev> <unix ns of receipt>", and "gc <n>"
+// when the process's completed collections changed, so that a
 // benchmark in another process can time commit-to-receipt on the same
 // clock (-report-receipts). Lines are buffered and flushed every few
 // milliseconds: the time is in the line, not in when it is read.
@@ -22,6 +24,25 @@ type receiptReporter struct {
 	ref mqtt.ObjectRef
 	mu  sync.Mutex
 	w   *bufio.Writer
+	gcs uint64 // collections of this process last reported
+}
+
+// gcCycles reads the process's completed collections (no stop-the-world,
+// unlike runtime.ReadMemStats).
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// sayCollections writes "gc <n>" when this process completed collections
+// since the last such line, so that a benchmark can tell which updates the
+// agents' collector ran in.
+func (r *receiptReporter) sayCollections() {
+	if n := gcCycles(); n != r.gcs {
+		r.gcs = n
+		fmt.Fprintf(r.w, "gc %d\n", n)
+	}
 }
 
 func newReceiptReporter(ref mqtt.ObjectRef, out io.Writer) *receiptReporter {
@@ -66,6 +87,7 @@ func (r *receiptReporter) flushEvery(ctx context.Context, d time.Duration) {
 			return
 		case <-t.C:
 			r.mu.Lock()
+			r.sayCollections()
 			r.w.Flush()
 			r.mu.Unlock()
 		}

@@ -113,6 +113,7 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 		return err
 	}
 	notifyReady(cfg.Logger, "serving "+s.URL)
+	tuneServerMemory(ctx, cfg.Logger)
 	go startupPageRelease(cfg.Logger).run(ctx)
 	agentErr := make(chan error, 1)
 	actx, stopAgent := context.WithCancel(ctx)

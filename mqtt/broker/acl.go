@@ -134,7 +134,7 @@ func (id identity) mayWrite(topic string) bool {
 	if id.kind != kindNode || strings.ContainsAny(topic, "+#") {
 		return false
 	}
-	return under(topic, mqtt.NodeSubtree(id.name))
+	return underNode(topic, id.name)
 }
 
 // mayRead reports whether id may subscribe to filter (or receive a message
@@ -145,7 +145,7 @@ func (id identity) mayWrite(topic string) bool {
 func (id identity) mayRead(filter string) bool {
 	switch id.kind {
 	case kindNode:
-		return under(filter, mqtt.NodeSubtree(id.name))
+		return underNode(filter, id.name)
 	case kindViewer:
 		return under(filter, mqtt.WatchPrefix)
 	}

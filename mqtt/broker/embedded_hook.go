@@ -28,6 +28,7 @@ type authHook struct {
 	viewerCheck CertCheck
 	log         *slog.Logger
 	maxInflight int
+	ids         identityCache
 }
 
 func (h *authHook) ID() string { return "bramble-auth" }
@@ -113,7 +114,7 @@ func (h *authHook) OnACLCheck(cl *mochi.Client, topic string, write bool) bool {
 	if cl.Net.Inline {
 		return true
 	}
-	id, ok := parseIdentityKey(string(cl.Properties.Username))
+	id, ok := h.ids.lookup(cl.Properties.Username)
 	if !ok {
 		return false
 	}
@@ -129,7 +130,7 @@ func (h *authHook) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packe
 	if cl.Net.Inline || !pk.FixedHeader.Retain {
 		return pk, nil
 	}
-	if id, ok := parseIdentityKey(string(cl.Properties.Username)); !ok || !id.mayRetain(pk.TopicName) {
+	if id, ok := h.ids.lookup(cl.Properties.Username); !ok || !id.mayRetain(pk.TopicName) {
 		pk.FixedHeader.Retain = false
 	}
 	return pk, nil

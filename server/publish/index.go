@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,6 +63,7 @@ type change struct {
 type fanout struct {
 	order []string
 	by    map[string][]change
+	slab  []change // backs each node's first change (add)
 	// released: per node, referenced objects its pods stopped naming
 	// while the objects do not exist (no change to send: the node had
 	// their deletion already). A catch-up being built must still list
@@ -77,14 +79,32 @@ func (f *fanout) release(node string, r mqtt.ObjectRef) {
 	f.released[node] = append(f.released[node], r)
 }
 
+// grow makes room for n more nodes' first changes at once.
+func (f *fanout) grow(n int) {
+	if f.by == nil {
+		f.by = make(map[string][]change, n)
+	}
+	f.order = slices.Grow(f.order, n)
+	f.slab = slices.Grow(f.slab, n)
+}
+
+// add appends c to node's changes. A node's first change is cut from one
+// slab shared by every node (capped at its one element, so that a second
+// change for the node copies rather than overwrite the next node's):
+// an event that reaches a thousand nodes once each made a thousand
+// one-element slices.
 func (f *fanout) add(node string, c change) {
 	if f.by == nil {
 		f.by = map[string][]change{}
 	}
-	if _, ok := f.by[node]; !ok {
-		f.order = append(f.order, node)
+	if cs, ok := f.by[node]; ok {
+		f.by[node] = append(cs, c)
+		return
 	}
-	f.by[node] = append(f.by[node], c)
+	f.order = append(f.order, node)
+	f.slab = append(f.slab, c)
+	n := len(f.slab)
+	f.by[node] = f.slab[n-1 : n : n]
 }
 
 func newIndex() *index {
@@ -259,6 +279,7 @@ func (x *index) applyReferenced(ref mqtt.ObjectRef, ev *datastore.Event, out *fa
 		nodes = append(nodes, node)
 	}
 	sort.Strings(nodes)
+	out.grow(len(nodes))
 	for _, node := range nodes {
 		out.add(node, change{changeType(ev.Type), ref, ev.KV})
 	}

@@ -27,6 +27,7 @@ type outbox struct {
 
 	mu      sync.Mutex
 	pending []outMsg
+	spare   []outMsg // keepQueue slots pending restarts from once empty
 	running bool
 	taken   int64 // Rev of the last Event taken for publishing (or the chain start)
 }
@@ -86,9 +87,25 @@ func (o *outbox) next() (outMsg, bool) {
 	}
 	m := o.pending[0]
 	o.pending[0] = outMsg{}
-	o.pending = o.pending[1:]
+	o.pending = o.keep(o.pending[1:])
 	o.taken = m.rev
 	return m, true
+}
+
+// keepQueue is the most queue slots an idle outbox keeps: one Event at a
+// time, the usual case, then queues without an allocation.
+const keepQueue = 2
+
+// keep returns rest, or when it is empty, the start of a small array to
+// queue into next (rest's own start moved past the Events taken).
+func (o *outbox) keep(rest []outMsg) []outMsg {
+	if len(rest) > 0 {
+		return rest
+	}
+	if cap(o.spare) == 0 {
+		o.spare = make([]outMsg, 0, keepQueue)
+	}
+	return o.spare[:0]
 }
 
 func (o *outbox) run() {
