@@ -80,7 +80,7 @@ func dialNode(t *testing.T, m *shippedMosquitto, creds *nodejoin.Credentials) *m
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dialMQTT(t, m, broker.NodeCNPrefix+creds.NodeName, tc)
+	c := dialMQTT(t, m, nodejoin.NodeUserPrefix+creds.NodeName, tc)
 	c.subscribe(t, mqtt.NodeSubtree(creds.NodeName)+"#")
 	return c
 }
