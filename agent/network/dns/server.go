@@ -114,8 +114,13 @@ func (s *Server) activate(srv *mdns.Server) error {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := srv.ActivateAndServe(); err != nil {
-			s.cfg.Log.Error("cluster dns stopped", "addr", s.addr, "err", err)
+		err := srv.ActivateAndServe()
+		select {
+		case <-started: // it served: nobody waits for the error but the log
+			if err != nil {
+				s.cfg.Log.Error("cluster dns stopped", "addr", s.addr, "err", err)
+			}
+		default: // it never served: Start returns the error
 			failed <- err
 		}
 	}()
