@@ -33,17 +33,7 @@ func BindPod(pod *corev1.Pod, b *corev1.Binding, now time.Time) error {
 		return fmt.Errorf("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName)
 	}
 	pod.Spec.NodeName = b.Target.Name
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
+	SetPodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
 		LastTransitionTime: metav1.NewTime(now)})
 	return nil
-}
-
-func setPodCondition(pod *corev1.Pod, c corev1.PodCondition) {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == c.Type {
-			pod.Status.Conditions[i] = c
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, c)
 }

@@ -45,3 +45,26 @@ func TestBindPod(t *testing.T) {
 		}
 	}
 }
+
+// TestBindPodTransitionTime: as upstream's binding, PodScheduled's
+// lastTransitionTime moves only when its status changes.
+func TestBindPodTransitionTime(t *testing.T) {
+	before, now := metav1.NewTime(time.Unix(1600000000, 0)), time.Unix(1700000000, 0)
+	for _, tc := range []struct {
+		old  corev1.ConditionStatus
+		want metav1.Time
+	}{
+		{corev1.ConditionFalse, metav1.NewTime(now)},
+		{corev1.ConditionTrue, before},
+	} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Conditions: []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: tc.old, LastTransitionTime: before}}}}
+		if err := BindPod(p, &corev1.Binding{Target: corev1.ObjectReference{Name: "pi1"}}, now); err != nil {
+			t.Fatal(err)
+		}
+		got := PodCondition(p, corev1.PodScheduled)
+		if got == nil || got.Status != corev1.ConditionTrue || !got.LastTransitionTime.Equal(&tc.want) {
+			t.Errorf("PodScheduled %s -> True: got %+v, want True since %v", tc.old, got, tc.want)
+		}
+	}
+}

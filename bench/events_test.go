@@ -18,6 +18,7 @@ import (
 
 	"github.com/bramble-edge/bramble/agent/events"
 	"github.com/bramble-edge/bramble/clock/clocktest"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -165,7 +166,7 @@ func (p *pahoPublisher) Publish(_ context.Context, topic string, qos byte, paylo
 
 func connectNode(b *testing.B, ca *pki.PKI, addr, node string) *pahoPublisher {
 	b.Helper()
-	certPEM, keyPEM, err := ca.NewClientCert(broker.NodeCNPrefix+node, []string{broker.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := ca.NewClientCert(join.NodeUserPrefix+node, []string{join.NodeGroup}, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}

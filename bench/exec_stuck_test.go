@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // benchStuckReader: a port-forward client asks for the 50 MiB and reads
 // nothing; the server's and the agent's memory stay where they were.
 func benchStuckReader(b *testing.B, st *agentSetup, bin string) {
-	port := cluster.FreePort(b)
+	port := porttest.Free(b)
 	pf := exec.Command(bin, "port-forward", "pod/web", fmt.Sprintf("%d:8080", port))
 	pf.Env = append(os.Environ(), "KUBECONFIG="+st.s.Kubeconfig, "HOME="+st.s.Home)
 	var pfOut strings.Builder

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // BenchmarkExec measures kubectl exec, port-forward and an interactive
@@ -113,7 +114,7 @@ func benchExecAPI(b *testing.B, st *agentSetup) {
 // benchPortForward: 50 MiB over kubectl port-forward, against the same
 // GET straight to the pod's address.
 func benchPortForward(b *testing.B, st *agentSetup, bin string) {
-	port := cluster.FreePort(b)
+	port := porttest.Free(b)
 	pf := exec.Command(bin, "port-forward", "pod/web", fmt.Sprintf("%d:8080", port))
 	pf.Env = append(os.Environ(), "KUBECONFIG="+st.s.Kubeconfig, "HOME="+st.s.Home)
 	if err := pf.Start(); err != nil {

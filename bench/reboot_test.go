@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // rebootPods is how many pods the offline reboot benchmark runs.
@@ -52,7 +53,7 @@ func BenchmarkOfflineReboot(b *testing.B) {
 	e := startAgentSetup(b, "bramble-bench-reboot", "pi-bench-reboot")
 	var manifest strings.Builder
 	for i := 0; i < rebootPods; i++ {
-		manifest.WriteString(readyPod(fmt.Sprintf("web-%d", i), e.node, cluster.FreePort(b)) + "---\n")
+		manifest.WriteString(readyPod(fmt.Sprintf("web-%d", i), e.node, porttest.Free(b)) + "---\n")
 	}
 	if _, stderr, err := e.s.Apply(manifest.String()); err != nil {
 		b.Fatalf("kubectl apply: %v: %s", err, stderr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bramble-edge/bramble/agent/runtime/runtimetest"
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // TestEmbeddedAgent runs `bramble server` with its embedded agent (no
@@ -175,7 +176,7 @@ func testOOMKilled(t *testing.T, s *cluster.Server, node string) {
 func TestEmbeddedAgentWithoutContainerd(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(cluster.Bin, "server", "--data-dir", filepath.Join(dir, "data"),
-		"--https-listen-port", strconv.Itoa(cluster.FreePort(t)), "--mqtt-listen-port", strconv.Itoa(cluster.FreePort(t)),
+		"--https-listen-port", strconv.Itoa(porttest.Free(t)), "--mqtt-listen-port", strconv.Itoa(porttest.Free(t)),
 		"--bind-address", "127.0.0.1", "--write-kubeconfig", filepath.Join(dir, "kc"), "--config", filepath.Join(dir, "none.yaml"),
 		"--container-runtime-endpoint", filepath.Join(dir, "no-containerd.sock"))
 	if err := os.WriteFile(filepath.Join(dir, "none.yaml"), []byte("node-name: lonely\n"), 0o600); err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // kubectlVersions covers both protocols: 1.27-1.29 speak SPDY/3.1, 1.30+
@@ -126,7 +127,7 @@ func testCopy(t *testing.T, k func(string, ...string) (string, string, error)) {
 
 // testPortForward fetches the web pod's 50 MiB through kubectl port-forward.
 func testPortForward(t *testing.T, s *cluster.Server, bin string) {
-	port := cluster.FreePort(t)
+	port := porttest.Free(t)
 	pf := exec.Command(bin, "-n", "work", "port-forward", "pod/web", fmt.Sprintf("%d:8080", port))
 	pf.Env = append(os.Environ(), "KUBECONFIG="+s.Kubeconfig, "HOME="+s.Home)
 	var pfOut bytes.Buffer

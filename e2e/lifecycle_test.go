@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // TestRestartKeepsObjects: objects survive a SIGTERM and restart, and a
@@ -19,9 +20,9 @@ func TestRestartKeepsObjects(t *testing.T) {
 	s.MustKubectl("create", "configmap", "kept", "-n", "keep", "--from-literal=k=v")
 	before := s.MustKubectl("get", "cm", "kept", "-n", "keep", "-o", "jsonpath={.metadata.uid} {.metadata.resourceVersion}")
 
-	second := exec.Command(cluster.Bin, "server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(cluster.FreePort(t)),
+	second := exec.Command(cluster.Bin, "server", "--data-dir", s.DataDir, "--https-listen-port", strconv.Itoa(porttest.Free(t)),
 		"--bind-address", "127.0.0.1", "--write-kubeconfig", filepath.Join(t.TempDir(), "kc"), "--disable-agent",
-		"--mqtt-listen-port", strconv.Itoa(cluster.FreePort(t)))
+		"--mqtt-listen-port", strconv.Itoa(porttest.Free(t)))
 	out, err := second.CombinedOutput()
 	if err == nil {
 		t.Fatalf("second server on the same data dir started:\n%s", out)

@@ -17,6 +17,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 	nodejoin "github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
@@ -80,7 +81,7 @@ func dialNode(t *testing.T, m *shippedMosquitto, creds *nodejoin.Credentials) *m
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dialMQTT(t, m, broker.NodeCNPrefix+creds.NodeName, tc)
+	c := dialMQTT(t, m, nodejoin.NodeUserPrefix+creds.NodeName, tc)
 	c.subscribe(t, mqtt.NodeSubtree(creds.NodeName)+"#")
 	return c
 }
@@ -126,7 +127,7 @@ func startShippedMosquitto(t *testing.T, tlsDir string) *shippedMosquitto {
 		copyTo(t, filepath.Join(tlsDir, from), filepath.Join(dir, to))
 	}
 	copyTo(t, "../packaging/mosquitto/acl", filepath.Join(dir, "acl"))
-	port := cluster.FreePort(t)
+	port := porttest.Free(t)
 	m := &shippedMosquitto{url: fmt.Sprintf("mqtts://127.0.0.1:%d", port), acl: filepath.Join(dir, "acl"),
 		pid: filepath.Join(dir, "mosquitto.pid"), log: filepath.Join(dir, "mosquitto.log")}
 	conf := filepath.Join(dir, "mosquitto.conf")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 const netImage = "docker.io/library/nethelper:e2e"
@@ -33,7 +34,7 @@ func TestPodNetwork(t *testing.T) {
 	s.MustKubectl("create", "namespace", "net")
 	cidr := netip.MustParsePrefix(s.MustKubectl("get", "node", node, "-o", "jsonpath={.spec.podCIDR}"))
 
-	hostPort := cluster.FreePort(t)
+	hostPort := porttest.Free(t)
 	apply(t, s, podNetManifests(node, hostPort))
 	ips := waitPodIPs(t, s, "app=web", 2)
 	for name, ip := range ips {

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bramble-edge/bramble/e2e/cluster"
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // scrapeConfig is docs/OBSERVABILITY.md's configuration for one server
@@ -50,7 +52,7 @@ func startPrometheus(t *testing.T, bin, dir, config string) string {
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeLoopback(t)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(porttest.Free(t)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
 		"--web.listen-address="+addr, "--log.level=warn")
@@ -76,15 +78,6 @@ func startPrometheus(t *testing.T, bin, dir, config string) string {
 		return resp.StatusCode == http.StatusOK
 	}, "prometheus to be ready")
 	return base
-}
-
-func freeLoopback(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // promQuery runs an instant query and returns how many series answered.

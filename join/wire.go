@@ -17,7 +17,9 @@ const (
 )
 
 // Identity a node certificate carries: CN=NodeUserPrefix+<node>,
-// O=NodeGroup. The server's authenticator reads the same names.
+// O=NodeGroup, defined here alone: the join client asks for it, the
+// server's join and renewal sign it, its authenticator, the MQTT broker's
+// ACL and the stream hub read it, all from here.
 const (
 	NodeUserPrefix = "system:node:"
 	NodeGroup      = "system:nodes"

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // startAttempts bounds how often startOnFreePorts picks new ports.
@@ -25,7 +27,7 @@ func startOnFreePorts(t testing.TB, cfg Config) (*Server, error) {
 	cfg.BindAddress = "127.0.0.1"
 	var err error
 	for range startAttempts {
-		cfg.HTTPSPort, cfg.MQTTListenPort = freePort(t), freePort(t)
+		cfg.HTTPSPort, cfg.MQTTListenPort = porttest.Free(t), porttest.Free(t)
 		var s *Server
 		if s, err = Start(context.Background(), cfg); !errors.Is(err, syscall.EADDRINUSE) {
 			return s, err
@@ -45,16 +47,6 @@ func mustStartOnFreePorts(t testing.TB, cfg Config) *Server {
 	}
 	t.Cleanup(func() { s.Stop() })
 	return s
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // apiPort is the port of the server's API, from its URL.

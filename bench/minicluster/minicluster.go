@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strconv"
 
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/internal/porttest"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -64,11 +64,11 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	apiPort, err := freePort()
+	apiPort, err := porttest.Pick()
 	if err != nil {
 		return nil, err
 	}
-	mqttPort, err := freePort()
+	mqttPort, err := porttest.Pick()
 	if err != nil {
 		return nil, err
 	}
@@ -94,12 +94,3 @@ func (c *Cluster) StartScheduler() error { return c.srv.StartScheduler() }
 
 // Stop shuts the server down.
 func (c *Cluster) Stop() { _ = c.srv.Stop() }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // Bin is the path of the bramble binary Build made.
@@ -88,17 +90,6 @@ type Server struct {
 	ClusterCIDR string
 }
 
-// freePort asks the kernel for an unused loopback port.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // StartServer runs bramble server on a fresh data dir and waits for /readyz.
 func StartServer(t testing.TB, extraArgs ...string) *Server {
 	t.Helper()
@@ -137,7 +128,7 @@ func startServerIn(t testing.TB, dataDir string, agentArgs []string, extraArgs [
 	if dataDir == "" {
 		dataDir = filepath.Join(dir, "data")
 	}
-	s := &Server{t: t, DataDir: dataDir, Port: FreePort(t), MQTTPort: FreePort(t), Host: "127.0.0.1",
+	s := &Server{t: t, DataDir: dataDir, Port: porttest.Free(t), MQTTPort: porttest.Free(t), Host: "127.0.0.1",
 		Kubeconfig: filepath.Join(dir, "kubeconfig.yaml"), Home: filepath.Join(dir, "home"), AgentArgs: agentArgs}
 	if net != nil {
 		s.AgentArgs = append(s.AgentArgs, net(s.DataDir)...)

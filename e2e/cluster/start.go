@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // startAttempts bounds how often a first start picks new ports.
@@ -35,7 +37,7 @@ func (s *Server) Start(extraArgs ...string) time.Duration {
 			s.t.Fatal(err)
 		}
 		s.t.Logf("bramble server on ports %d and %d: address already in use; starting on new ports", s.Port, s.MQTTPort)
-		s.Port, s.MQTTPort = FreePort(s.t), FreePort(s.t)
+		s.Port, s.MQTTPort = porttest.Free(s.t), porttest.Free(s.t)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bramble-edge/bramble/internal/porttest"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 )
@@ -27,7 +28,7 @@ type embedded struct {
 
 func newEmbedded(t testing.TB, c *cluster) *embedded {
 	t.Helper()
-	e := &embedded{t: t, c: c, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t))), bus: &switchBus{subs: map[string]sub{}}}
+	e := &embedded{t: t, c: c, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(porttest.Free(t))), bus: &switchBus{subs: map[string]sub{}}}
 	e.start()
 	t.Cleanup(e.kill)
 	return e

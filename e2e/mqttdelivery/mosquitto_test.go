@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/porttest"
 )
 
 // mosquitto is a real Debian mosquitto 2.0 the test starts, kills and
@@ -44,7 +46,7 @@ func mosquittoBinary(t testing.TB) string {
 
 func newMosquitto(t testing.TB, caFile, certFile, keyFile string) *mosquitto {
 	t.Helper()
-	m := &mosquitto{t: t, bin: mosquittoBinary(t), dir: t.TempDir(), port: freePort(t)}
+	m := &mosquitto{t: t, bin: mosquittoBinary(t), dir: t.TempDir(), port: porttest.Free(t)}
 	conf := fmt.Sprintf(`per_listener_settings false
 listener %d 127.0.0.1
 cafile %s
@@ -117,14 +119,4 @@ func (m *mosquitto) kill() {
 	m.cmd.Process.Signal(syscall.SIGKILL)
 	<-m.done
 	m.cmd = nil
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

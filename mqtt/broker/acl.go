@@ -14,15 +14,14 @@ import (
 )
 
 // Certificate subjects the broker knows. The cluster CA issues node
-// certificates at join (CN=NodeCNPrefix+<node>, O=NodeGroup) and viewer
-// credentials on request (CN=<name>, O=ViewerGroup). ServerGroup marks the
-// server's own identity towards an external broker; the embedded broker
-// refuses it (the server publishes through the inline client there).
+// certificates at join (CN=join.NodeUserPrefix+<node>, O=join.NodeGroup)
+// and viewer credentials on request (CN=<name>, O=ViewerGroup).
+// ServerGroup marks the server's own identity towards an external broker;
+// the embedded broker refuses it (the server publishes through the inline
+// client there).
 const (
-	NodeCNPrefix = "system:node:"
-	NodeGroup    = "system:nodes"
-	ViewerGroup  = join.ViewerGroup
-	ServerGroup  = "bramble:servers"
+	ViewerGroup = join.ViewerGroup
+	ServerGroup = "bramble:servers"
 	// DefaultServerName is the CN of the server's certificate for an
 	// external broker. It holds a colon so that no viewer name (a DNS label)
 	// can ever equal it.
@@ -78,14 +77,14 @@ func parseIdentityKey(s string) (identity, bool) {
 // is the viewer <CN>; anything else is refused.
 func identityFromCert(cert *x509.Certificate) (identity, error) {
 	cn, groups := cert.Subject.CommonName, cert.Subject.Organization
-	isNode, isViewer := slices.Contains(groups, NodeGroup), slices.Contains(groups, ViewerGroup)
+	isNode, isViewer := slices.Contains(groups, join.NodeGroup), slices.Contains(groups, ViewerGroup)
 	switch {
 	case isNode && isViewer:
-		return identity{}, fmt.Errorf("%w: certificate %q is in both %q and %q", ErrIdentity, cn, NodeGroup, ViewerGroup)
+		return identity{}, fmt.Errorf("%w: certificate %q is in both %q and %q", ErrIdentity, cn, join.NodeGroup, ViewerGroup)
 	case isNode:
-		name, ok := strings.CutPrefix(cn, NodeCNPrefix)
+		name, ok := strings.CutPrefix(cn, join.NodeUserPrefix)
 		if !ok {
-			return identity{}, fmt.Errorf("%w: certificate %q of group %q: common name must be %s<node>", ErrIdentity, cn, NodeGroup, NodeCNPrefix)
+			return identity{}, fmt.Errorf("%w: certificate %q of group %q: common name must be %s<node>", ErrIdentity, cn, join.NodeGroup, join.NodeUserPrefix)
 		}
 		if err := validNodeName(name); err != nil {
 			return identity{}, fmt.Errorf("%w: certificate %q: %v", ErrIdentity, cn, err)
@@ -98,7 +97,7 @@ func identityFromCert(cert *x509.Certificate) (identity, error) {
 		return identity{kind: kindViewer, name: cn}, nil
 	}
 	return identity{}, fmt.Errorf("%w: certificate %q (organization %q) is neither a node (%q) nor a viewer (%q)",
-		ErrIdentity, cn, groups, NodeGroup, ViewerGroup)
+		ErrIdentity, cn, groups, join.NodeGroup, ViewerGroup)
 }
 
 // validNodeName accepts a DNS-1123 subdomain, as the join does.

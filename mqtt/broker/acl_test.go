@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -18,8 +19,8 @@ func TestIdentityFromCert(t *testing.T) {
 		cert *x509.Certificate
 		want identity
 	}{
-		"node":               {certWith("system:node:pi-1", NodeGroup), identity{kindNode, "pi-1"}},
-		"node with dots":     {certWith("system:node:pi-1.lab", NodeGroup, "other"), identity{kindNode, "pi-1.lab"}},
+		"node":               {certWith("system:node:pi-1", join.NodeGroup), identity{kindNode, "pi-1"}},
+		"node with dots":     {certWith("system:node:pi-1.lab", join.NodeGroup, "other"), identity{kindNode, "pi-1.lab"}},
 		"viewer":             {certWith("alice", ViewerGroup), identity{kindViewer, "alice"}},
 		"viewer extra group": {certWith("dash-1", "x", ViewerGroup), identity{kindViewer, "dash-1"}},
 	}
@@ -33,13 +34,13 @@ func TestIdentityFromCert(t *testing.T) {
 		"no group":              certWith("system:node:pi-1"),
 		"admin":                 certWith("admin", "system:masters"),
 		"server":                certWith(DefaultServerName, ServerGroup),
-		"node group, other CN":  certWith("pi-1", NodeGroup),
-		"node, empty name":      certWith("system:node:", NodeGroup),
-		"node, wildcard":        certWith("system:node:+", NodeGroup),
-		"node, slash":           certWith("system:node:a/b", NodeGroup),
-		"node, hash":            certWith("system:node:#", NodeGroup),
-		"node, upper case":      certWith("system:node:Pi", NodeGroup),
-		"both groups":           certWith("system:node:pi-1", NodeGroup, ViewerGroup),
+		"node group, other CN":  certWith("pi-1", join.NodeGroup),
+		"node, empty name":      certWith("system:node:", join.NodeGroup),
+		"node, wildcard":        certWith("system:node:+", join.NodeGroup),
+		"node, slash":           certWith("system:node:a/b", join.NodeGroup),
+		"node, hash":            certWith("system:node:#", join.NodeGroup),
+		"node, upper case":      certWith("system:node:Pi", join.NodeGroup),
+		"both groups":           certWith("system:node:pi-1", join.NodeGroup, ViewerGroup),
 		"viewer, system prefix": certWith("system:node:pi-1", ViewerGroup),
 		"viewer, admin":         certWith("admin", ViewerGroup),
 		"viewer, dot":           certWith("a.b", ViewerGroup),

@@ -10,6 +10,7 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 )
@@ -44,7 +45,7 @@ func TestEmbeddedRefusesAtConnect(t *testing.T) {
 		"viewer, wrong ID":      pahoOptions(env.addr, "bob", clientTLS(roots, &viewer), nil),
 		"revoked node":          pahoOptions(env.addr, "pi-revoked", clientTLS(roots, &revoked), nil),
 		"replaced certificate":  pahoOptions(env.addr, "pi-replaced", clientTLS(roots, &replaced), nil),
-		"node CN without group": pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.ca.clientCert(t, broker.NodeCNPrefix+"pi-1"))), nil),
+		"node CN without group": pahoOptions(env.addr, "pi-1", clientTLS(roots, ptr(env.ca.clientCert(t, join.NodeUserPrefix+"pi-1"))), nil),
 		"admin certificate":     pahoOptions(env.addr, "admin", clientTLS(roots, ptr(env.ca.clientCert(t, "admin", "system:masters"))), nil),
 		"server identity":       pahoOptions(env.addr, broker.DefaultServerName, clientTLS(roots, ptr(env.ca.clientCert(t, broker.DefaultServerName, broker.ServerGroup))), nil),
 		"will on another node":  willOther,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bramble-edge/bramble/internal/porttest"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 )
@@ -27,7 +28,7 @@ func newMosquittoEnv(t *testing.T) (*brokerEnv, *mosquitto) {
 	copyFile(t, filepath.Join(ca.dir, "serving.crt"), filepath.Join(dir, "server.crt"))
 	copyFile(t, filepath.Join(ca.dir, "serving.key"), filepath.Join(dir, "server.key"))
 	copyFile(t, "../../packaging/mosquitto/acl", filepath.Join(dir, "acl"))
-	port := freePort(t)
+	port := porttest.Free(t)
 	m := startMosquitto(t, dir, port)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	bus := serverBus(t, ca, addr)
@@ -100,7 +101,7 @@ func TestDialExternalRefusesBadConfig(t *testing.T) {
 		"not a URL":    {URL: "::", TLS: good},
 		"no TLS":       {URL: "mqtts://127.0.0.1:1"},
 		"no client ID": {URL: "mqtts://127.0.0.1:1", TLS: clientTLS(ca.CAPool(), nil)},
-		"nobody there": {URL: "mqtts://127.0.0.1:" + strconv.Itoa(freePort(t)), TLS: good, Timeout: 2 * time.Second},
+		"nobody there": {URL: "mqtts://127.0.0.1:" + strconv.Itoa(porttest.Free(t)), TLS: good, Timeout: 2 * time.Second},
 	}
 	for name, cfg := range cases {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLong)

@@ -17,8 +17,8 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
-	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
 )
 
@@ -70,7 +70,7 @@ func (ca *testCA) clientCert(t testing.TB, cn string, groups ...string) tls.Cert
 
 func (ca *testCA) nodeCert(t testing.TB, node string) tls.Certificate {
 	t.Helper()
-	return ca.clientCert(t, broker.NodeCNPrefix+node, broker.NodeGroup)
+	return ca.clientCert(t, join.NodeUserPrefix+node, join.NodeGroup)
 }
 
 // clientTLS is what a client presents: cert (none when empty) and trust in

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/bramble-edge/bramble/durable"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -53,7 +54,7 @@ func (a MosquittoACL) Render() ([]byte, error) {
 	if err := add(a.Servers, validServerName, same, func(string) string { return "readwrite #" }); err != nil {
 		return nil, err
 	}
-	if err := add(a.Nodes, validNodeName, func(n string) string { return NodeCNPrefix + n }, nodeACLRule); err != nil {
+	if err := add(a.Nodes, validNodeName, func(n string) string { return join.NodeUserPrefix + n }, nodeACLRule); err != nil {
 		return nil, err
 	}
 	if err := add(a.Viewers, validViewerName, same, func(string) string { return "read " + mqtt.WatchPrefix + "#" }); err != nil {
@@ -99,7 +100,7 @@ func ParseMosquittoACL(data []byte) (MosquittoACL, error) {
 
 // addSection classifies one user section by its name and checks its rule.
 func (a *MosquittoACL) addSection(user, rule string) error {
-	if node, ok := strings.CutPrefix(user, NodeCNPrefix); ok {
+	if node, ok := strings.CutPrefix(user, join.NodeUserPrefix); ok {
 		if err := validNodeName(node); err != nil {
 			return err
 		}

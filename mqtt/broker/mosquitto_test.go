@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -187,16 +186,6 @@ func (m *mosquitto) updateACL(t testing.TB, change func(*broker.MosquittoACL)) {
 	}
 	m.waitLog(t, "Reloading config", n+1)
 	m.barrier(t)
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // copyFile copies a credential file into the broker's directory.

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/server/auth"
 )
 
@@ -108,7 +109,7 @@ func impersonatedIdentity(name string, groups []string, uid string, extra map[st
 	if !slices.Contains(u.Groups, want) {
 		u.Groups = append(u.Groups, want)
 	}
-	if node, ok := strings.CutPrefix(name, auth.NodeUserPrefix); ok && slices.Contains(u.Groups, auth.GroupNodes) {
+	if node, ok := strings.CutPrefix(name, join.NodeUserPrefix); ok && slices.Contains(u.Groups, join.NodeGroup) {
 		u.Role, u.Node = auth.RoleNode, node
 	}
 	return u

@@ -8,6 +8,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/server/auth"
 )
 
@@ -50,7 +51,7 @@ func (a *API) reviewSubjectAccess(w http.ResponseWriter, r *http.Request, _ *aut
 		}
 		subject.Extra[k] = v
 	}
-	if node, ok := strings.CutPrefix(spec.User, auth.NodeUserPrefix); ok && slices.Contains(spec.Groups, auth.GroupNodes) {
+	if node, ok := strings.CutPrefix(spec.User, join.NodeUserPrefix); ok && slices.Contains(spec.Groups, join.NodeGroup) {
 		subject.Role, subject.Node = auth.RoleNode, node
 	}
 	ssar := authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: spec.ResourceAttributes, NonResourceAttributes: spec.NonResourceAttributes}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/registry"
 )
@@ -59,10 +60,10 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request, ri *requestInf
 // nodeTokenRestriction holds a node to tokens bound to its own pods.
 func (a *API) nodeTokenRestriction(ctx context.Context, ri *requestInfo, req *authenticationv1.TokenRequest) error {
 	u, ok := registry.UserFrom(ctx)
-	if !ok || !strings.HasPrefix(u.Name, auth.NodeUserPrefix) || !slices.Contains(u.Groups, auth.GroupNodes) {
+	if !ok || !strings.HasPrefix(u.Name, join.NodeUserPrefix) || !slices.Contains(u.Groups, join.NodeGroup) {
 		return nil
 	}
-	node := strings.TrimPrefix(u.Name, auth.NodeUserPrefix)
+	node := strings.TrimPrefix(u.Name, join.NodeUserPrefix)
 	var kind, podNode, podSA string
 	if ref := req.Spec.BoundObjectRef; ref != nil {
 		kind = ref.Kind

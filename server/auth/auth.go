@@ -18,10 +18,6 @@ const (
 	RoleNode   = "node"
 )
 
-// NodeUserPrefix starts the common name of a node certificate:
-// CN=system:node:<node name>.
-const NodeUserPrefix = "system:node:"
-
 // User is an authenticated identity.
 type User struct {
 	Name   string   // "admin", "alice", "system:node:pi-1"

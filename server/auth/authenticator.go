@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bramble-edge/bramble/join"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -143,10 +144,10 @@ func userFromCert(c *x509.Certificate) (*User, error) {
 	switch {
 	case cn == AdminUser || slices.Contains(groups, GroupMasters):
 		return &User{Name: cn, Groups: groups, Role: RoleAdmin}, nil
-	case strings.HasPrefix(cn, NodeUserPrefix):
-		node := strings.TrimPrefix(cn, NodeUserPrefix)
-		if !slices.Contains(groups, GroupNodes) {
-			return nil, unauthenticated("client certificate %q: node certificates need organization %q", cn, GroupNodes)
+	case strings.HasPrefix(cn, join.NodeUserPrefix):
+		node := strings.TrimPrefix(cn, join.NodeUserPrefix)
+		if !slices.Contains(groups, join.NodeGroup) {
+			return nil, unauthenticated("client certificate %q: node certificates need organization %q", cn, join.NodeGroup)
 		}
 		if msgs := validation.IsDNS1123Subdomain(node); len(msgs) > 0 {
 			return nil, unauthenticated("client certificate %q: node name: %s", cn, strings.Join(msgs, "; "))
@@ -158,7 +159,7 @@ func userFromCert(c *x509.Certificate) (*User, error) {
 		return &User{Name: cn, Groups: groups}, nil // RBAC decides by name and groups
 	}
 	return nil, unauthenticated("client certificate %q carries no bramble role (organization %q, %q or %q) and no other group",
-		cn, GroupMasters, GroupNodes, GroupViewers)
+		cn, GroupMasters, join.NodeGroup, GroupViewers)
 }
 
 func (a *authenticator) bearerUser(r *http.Request, header string) (*User, error) {

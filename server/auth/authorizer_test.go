@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/bramble-edge/bramble/join"
 )
 
 // fakeGraph answers NodeGraph questions from maps.
@@ -34,7 +36,7 @@ func (g *fakeGraph) NodeReferences(_ context.Context, node, resource, ns, name s
 var (
 	admin  = &User{Name: "admin", Groups: []string{GroupMasters}, Role: RoleAdmin}
 	viewer = &User{Name: "alice", Groups: []string{GroupViewers}, Role: RoleViewer}
-	node1  = &User{Name: "system:node:pi-1", Groups: []string{GroupNodes}, Role: RoleNode, Node: "pi-1"}
+	node1  = &User{Name: "system:node:pi-1", Groups: []string{join.NodeGroup}, Role: RoleNode, Node: "pi-1"}
 )
 
 func testGraph() *fakeGraph {

@@ -8,12 +8,11 @@ import (
 )
 
 // Names and groups that carry roles in client certificates. The cluster CA
-// issues the admin certificate with CN=AdminUser, O=GroupMasters and node
-// certificates with CN=NodeUserPrefix+<node>, O=GroupNodes.
+// issues the admin certificate with CN=AdminUser, O=GroupMasters; node
+// certificates carry join.NodeUserPrefix+<node>, O=join.NodeGroup.
 const (
 	AdminUser    = "admin"
 	GroupMasters = "system:masters"
-	GroupNodes   = "system:nodes"
 	GroupViewers = join.ViewerGroup
 )
 

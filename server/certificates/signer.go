@@ -18,6 +18,7 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/server/registry"
 )
 
@@ -127,7 +128,7 @@ func (s *Signer) issue(csr *certificatesv1.CertificateSigningRequest) ([]byte, s
 		return nil, "spec.request: " + err.Error()
 	}
 	cn := req.Subject.CommonName
-	if cn == "" || strings.HasPrefix(cn, "system:node:") {
+	if cn == "" || strings.HasPrefix(cn, join.NodeUserPrefix) {
 		return nil, fmt.Sprintf("subject common name %q is not allowed: nodes get their certificates by joining", cn)
 	}
 	ttl := maxClientTTL

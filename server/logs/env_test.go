@@ -15,6 +15,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	agentlogs "github.com/bramble-edge/bramble/agent/logs"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -62,7 +63,7 @@ type node struct {
 
 func (c *cluster) addNode(t testing.TB, name string) *node {
 	t.Helper()
-	certPEM, keyPEM, err := c.ca.NewClientCert(broker.NodeCNPrefix+name, []string{broker.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := c.ca.NewClientCert(join.NodeUserPrefix+name, []string{join.NodeGroup}, time.Hour)
 	if err != nil {
 		t.Fatalf("NewClientCert: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/nodeevents"
 	"github.com/bramble-edge/bramble/server/pki"
@@ -131,7 +132,7 @@ type nodeConn struct{ c paho.Client }
 
 func (e *env) connect(name string) *nodeConn {
 	e.t.Helper()
-	certPEM, keyPEM, err := e.ca.NewClientCert(broker.NodeCNPrefix+name, []string{broker.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := e.ca.NewClientCert(join.NodeUserPrefix+name, []string{join.NodeGroup}, time.Hour)
 	if err != nil {
 		e.t.Fatal(err)
 	}

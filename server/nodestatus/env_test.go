@@ -19,6 +19,7 @@ import (
 
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/datastore/storetest"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server/apiserver"
@@ -121,7 +122,7 @@ type agent struct {
 
 func (e *env) connect(t testing.TB, name string) *agent {
 	t.Helper()
-	certPEM, keyPEM, err := e.ca.NewClientCert(broker.NodeCNPrefix+name, []string{broker.NodeGroup}, time.Hour)
+	certPEM, keyPEM, err := e.ca.NewClientCert(join.NodeUserPrefix+name, []string{join.NodeGroup}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

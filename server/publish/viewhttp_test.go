@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/server/auth"
 	"github.com/bramble-edge/bramble/server/rbac"
@@ -30,7 +31,7 @@ func (headerAuth) Authenticate(r *http.Request) (*auth.User, error) {
 		return &auth.User{Name: "admin", Groups: []string{auth.GroupMasters}, Role: auth.RoleAdmin}, nil
 	case strings.HasPrefix(u, "node:"):
 		node := strings.TrimPrefix(u, "node:")
-		return &auth.User{Name: auth.NodeUserPrefix + node, Groups: []string{auth.GroupNodes}, Role: auth.RoleNode, Node: node}, nil
+		return &auth.User{Name: join.NodeUserPrefix + node, Groups: []string{join.NodeGroup}, Role: auth.RoleNode, Node: node}, nil
 	case u == "viewer":
 		return &auth.User{Name: u, Groups: []string{auth.GroupViewers}, Role: auth.RoleViewer}, nil
 	default:

@@ -22,6 +22,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/bramble-edge/bramble/join"
 	"github.com/bramble-edge/bramble/mqtt"
 	"github.com/bramble-edge/bramble/mqtt/tunnel"
 )
@@ -130,7 +131,7 @@ func (h *Hub) Accept(w http.ResponseWriter, r *http.Request, user string) {
 	case wt == nil:
 		http.Error(w, "no stream waits for tunnel "+id, http.StatusNotFound)
 		return
-	case user != "system:node:"+wt.node:
+	case user != join.NodeUserPrefix+wt.node:
 		http.Error(w, fmt.Sprintf("tunnel %s belongs to node %q, not to %q", id, wt.node, user), http.StatusForbidden)
 		return
 	case !strings.EqualFold(r.Header.Get("Upgrade"), mqtt.TunnelProtocol):

@@ -93,19 +93,43 @@ func (s *Server) Start(ctx context.Context) error {
 		{PacketConn: pc, Handler: s, UDPSize: mdns.DefaultMsgSize},
 		{Listener: ln, Handler: s, ReadTimeout: 10 * time.Second},
 	}
-	for _, srv := range s.servers {
-		started := make(chan struct{})
-		srv.NotifyStartedFunc = func() { close(started) }
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			if err := srv.ActivateAndServe(); err != nil {
-				s.cfg.Log.Error("cluster dns stopped", "addr", s.addr, "err", err)
-			}
-		}()
-		<-started
+	for i, srv := range s.servers {
+		if err := s.activate(srv); err != nil {
+			s.servers = s.servers[:i]
+			s.Stop()
+			pc.Close()
+			ln.Close()
+			return fmt.Errorf("cluster dns: serve %s: %w", s.addr, err)
+		}
 	}
 	return nil
+}
+
+// activate serves srv in the background and returns once it serves, or
+// with its error when it stops before (miekg calls NotifyStartedFunc only
+// when serving begins: waiting on that alone would wait forever).
+func (s *Server) activate(srv *mdns.Server) error {
+	started, failed := make(chan struct{}), make(chan error, 1)
+	srv.NotifyStartedFunc = func() { close(started) }
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		err := srv.ActivateAndServe()
+		select {
+		case <-started: // it served: nobody waits for the error but the log
+			if err != nil {
+				s.cfg.Log.Error("cluster dns stopped", "addr", s.addr, "err", err)
+			}
+		default: // it never served: Start returns the error
+			failed <- err
+		}
+	}()
+	select {
+	case <-started:
+		return nil
+	case err := <-failed:
+		return err
+	}
 }
 
 // Stop closes the listeners and waits for the serving goroutines.

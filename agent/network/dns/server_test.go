@@ -3,7 +3,9 @@ package dns
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	mdns "github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -129,8 +131,11 @@ func TestServerTruncatesLargeClusterAnswers(t *testing.T) {
 	m.SetQuestion(name, mdns.TypeA)
 	m.SetEdns0(4096, false)
 	resp, _, err := (&mdns.Client{Net: "udp", UDPSize: 4096}).Exchange(m, s.Addr())
-	if err != nil || resp.Truncated || len(resp.Answer) != 100 || resp.IsEdns0() == nil {
-		t.Fatalf("UDP with EDNS0 4096: %v, truncated %v, %d answers, OPT %v", err, resp.Truncated, len(resp.Answer), resp.IsEdns0())
+	if err != nil {
+		t.Fatalf("UDP with EDNS0 4096: %v", err) // resp is nil: reading it would panic
+	}
+	if resp.Truncated || len(resp.Answer) != 100 || resp.IsEdns0() == nil {
+		t.Fatalf("UDP with EDNS0 4096: truncated %v, %d answers, OPT %v", resp.Truncated, len(resp.Answer), resp.IsEdns0())
 	}
 }
 
@@ -151,4 +156,22 @@ func TestServerAnswersIPv6ClusterIPs(t *testing.T) {
 	if got := rdata(resp.Answer); !slices.Equal(got, []string{"PTR dual.v6.svc.cluster.local."}) {
 		t.Fatalf("PTR: got %q", got)
 	}
+}
+
+// TestActivateReturnsWhenServingFails: a miekg server that fails before
+// serving (here: no socket at all) never calls NotifyStartedFunc; Start
+// must return its error, not wait forever.
+func TestActivateReturnsWhenServingFails(t *testing.T) {
+	s := New(Config{Addr: "127.0.0.1:0"})
+	done := make(chan error, 1)
+	go func() { done <- s.activate(&mdns.Server{Handler: s}) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "bad listeners") {
+			t.Fatalf("got %v, want miekg's bad listeners error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("activate still waits for a server that failed before serving")
+	}
+	s.wg.Wait()
 }
