@@ -26,6 +26,7 @@ func (s *state) held(key string) (api.Object, *api.Sections) {
 func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had bool) {
 	key := KeyOf(obj)
 	s.mu.Lock()
+	s.settleKeyLocked(key)
 	old, had = s.objs[key]
 	if had {
 		s.unindex(key, old)
@@ -50,10 +51,16 @@ func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had 
 	return old, had
 }
 
-// remove takes the object of key out and returns it, if it was there.
-func (s *state) remove(key string) (old api.Object, had bool) {
+// remove takes the object of key out and returns it, if it was there: a
+// pending value stays undecoded (no handler follows a state that has one).
+func (s *state) remove(key string) (last ref, had bool) {
 	s.mu.Lock()
-	old, had = s.objs[key]
+	if c, ok := s.pending[key]; ok {
+		delete(s.pending, key)
+		s.mu.Unlock()
+		return ref{c: c}, true
+	}
+	old, had := s.objs[key]
 	if had {
 		s.unindex(key, old)
 		delete(s.objs, key)
@@ -62,14 +69,14 @@ func (s *state) remove(key string) (old api.Object, had bool) {
 	handlers := s.handlers
 	s.mu.Unlock()
 	if !had {
-		return nil, false
+		return ref{}, false
 	}
 	for _, h := range handlers {
 		if h.OnDelete != nil {
 			h.OnDelete(old)
 		}
 	}
-	return old, true
+	return ref{obj: old}, true
 }
 
 // addHandler registers h and replays the objects held to its OnAdd, with
@@ -78,6 +85,7 @@ func (s *state) addHandler(h Handler) (remove func()) {
 	reg := &h
 	s.apply.Lock()
 	defer s.apply.Unlock()
+	s.settle()
 	s.mu.Lock()
 	objs := make([]api.Object, 0, len(s.objs))
 	for _, o := range s.objs {
@@ -101,6 +109,7 @@ func (s *state) addHandler(h Handler) (remove func()) {
 
 // addIndex adds (or replaces) an index and fills it from the objects held.
 func (s *state) addIndex(name string, fn IndexFunc) {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.indexers[name] = fn
