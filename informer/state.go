@@ -29,7 +29,9 @@ func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had 
 	s.settleKeyLocked(key)
 	old, had = s.objs[key]
 	if had {
-		s.unindex(key, old)
+		s.reindex(key, old, obj)
+	} else {
+		s.index(key, obj)
 	}
 	s.objs[key] = obj
 	if secs != nil {
@@ -37,7 +39,6 @@ func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had 
 	} else {
 		delete(s.secs, key)
 	}
-	s.index(key, obj)
 	handlers := s.handlers
 	s.mu.Unlock()
 	for _, h := range handlers {
@@ -129,6 +130,25 @@ func (s *state) index(key string, obj api.Object) {
 	}
 }
 
+// reindex moves key from old's index values to obj's, touching only the
+// indexes whose values changed (most updates change none: a status write
+// keeps a pod's namespace, owners and node).
+func (s *state) reindex(key string, old, obj api.Object) {
+	for name, fn := range s.indexers {
+		was, is := fn(old), fn(obj)
+		if slices.Equal(was, is) {
+			continue
+		}
+		idx := s.indexes[name]
+		for _, v := range was {
+			s.removeFromIndex(idx, v, key)
+		}
+		for _, v := range is {
+			s.addToIndex(name, v, key)
+		}
+	}
+}
+
 func (s *state) addToIndex(name, value, key string) {
 	idx := s.indexes[name]
 	set := idx[value]
@@ -143,10 +163,14 @@ func (s *state) unindex(key string, obj api.Object) {
 	for name, fn := range s.indexers {
 		idx := s.indexes[name]
 		for _, v := range fn(obj) {
-			delete(idx[v], key)
-			if len(idx[v]) == 0 {
-				delete(idx, v)
-			}
+			s.removeFromIndex(idx, v, key)
 		}
+	}
+}
+
+func (s *state) removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
+	delete(idx[value], key)
+	if len(idx[value]) == 0 {
+		delete(idx, value)
 	}
 }
