@@ -25,14 +25,14 @@ var (
 )
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	store datastore.Store
 	c     *registry.Client
 	cache *informer.Cache
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})

@@ -11,6 +11,8 @@
 //     is served from memory.
 //   - Informer is one resource's objects, indexed by namespace, owner UID
 //     and (pods) node, with handlers told of every change in commit order.
+//     An informer no handler follows keeps changed objects' stored values
+//     and decodes each on its first read, once (lazy.go).
 //   - View is one consumer's window on a Cache: the handlers it adds are
 //     registered (with the current objects replayed as adds) when it
 //     starts and removed when it stops, so a scheduler or a controller

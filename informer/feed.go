@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/bramble-edge/bramble/api"
@@ -60,13 +59,13 @@ func (s sink) Upsert(key string, kv *datastore.KeyValue) {
 	if !ok || st == nil {
 		return
 	}
-	obj, old, had := s.c.decodeInto(st, kv)
-	if obj == nil || s.c.listing {
+	cur, old, had, ok := s.c.put(st, kv)
+	if !ok || s.c.listing {
 		return
 	}
-	e := &Event{Type: Added, Resource: st.res, Object: obj, Rev: kv.ModRevision}
+	e := &Event{Type: Added, Resource: st.res, cur: cur, Rev: kv.ModRevision}
 	if had {
-		e.Type, e.Old = Modified, old
+		e.Type, e.prev = Modified, old
 	}
 	s.c.hub.publish(e)
 }
@@ -77,28 +76,32 @@ func (s sink) Remove(key string) {
 	if !ok || st == nil {
 		return
 	}
-	old, had := st.remove(obj)
+	last, had := st.remove(obj)
 	if !had || s.c.listing {
 		return
 	}
-	last := old.DeepCopyObject().(api.Object)
-	last.SetResourceVersion(strconv.FormatInt(s.c.evRev, 10))
-	s.c.hub.publish(&Event{Type: Deleted, Resource: st.res, Object: last, Rev: s.c.evRev})
+	s.c.hub.publish(&Event{Type: Deleted, Resource: st.res, prev: last, Rev: s.c.evRev})
 }
 
-// decodeInto decodes a stored object into st; obj is nil when it cannot
-// be decoded.
-// Only the sections that changed since the revision held are decoded
-// (api.DecodeStoredReusing).
-func (c *Cache) decodeInto(st *state, kv *datastore.KeyValue) (obj, old api.Object, had bool) {
-	prev, prevSecs := st.held(strings.TrimPrefix(kv.Key, st.res.Prefix("")))
+// put applies a stored object to st: kept undecoded while no handler
+// follows st (lazy.go), decoded at once otherwise, only the sections that
+// changed since the revision held (api.DecodeStoredReusing). ok is false
+// when it cannot be decoded (the version is ignored).
+func (c *Cache) put(st *state, kv *datastore.KeyValue) (cur, old ref, had, ok bool) {
+	key := strings.TrimPrefix(kv.Key, st.res.Prefix(""))
+	if st.quiet() {
+		cell := &cell{res: st.res, key: kv.Key, log: c.log, data: kv.Value, rev: kv.ModRevision}
+		old, had = st.stash(key, cell)
+		return ref{c: cell}, old, had, true
+	}
+	prev, prevSecs := st.held(key)
 	obj, secs, err := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 	if err != nil {
 		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
-		return nil, nil, false
+		return ref{}, ref{}, false, false
 	}
-	old, had = st.upsert(obj, secs)
-	return obj, old, had
+	o, had := st.upsert(obj, secs)
+	return ref{obj: obj}, ref{obj: o}, had, true
 }
 
 // followLate follows the resource of an informer asked for after Start
@@ -135,6 +138,6 @@ func (l *lateSink) OnEvent(ctx context.Context, ev *datastore.Event) {
 	l.mirror.OnEvent(ctx, ev)
 }
 
-func (l *lateSink) Upsert(_ string, kv *datastore.KeyValue) { l.c.decodeInto(l.st, kv) }
+func (l *lateSink) Upsert(_ string, kv *datastore.KeyValue) { l.c.put(l.st, kv) }
 
 func (l *lateSink) Remove(key string) { l.st.remove(key) }

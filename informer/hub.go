@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/bramble-edge/bramble/api"
@@ -19,26 +21,58 @@ const (
 )
 
 // Event is one change as the cache applied it, shared by every watcher:
-// the objects are the cache's (read-only), and JSON encodes the object
-// once for all of them.
+// the objects are the cache's (read-only), decoded at most once (a change
+// of a resource no handler follows is decoded when a watcher first asks
+// for it, lazy.go), and JSON encodes the object once for all of them.
 type Event struct {
 	Type     EventType
 	Resource *api.Resource
-	// Object is the new object; for Deleted, the last one at the deletion's
-	// revision.
-	Object api.Object
-	// Old is the object before a Modified.
-	Old api.Object
-	Rev int64
+	Rev      int64
+
+	cur, prev ref // the new object and the one it replaced (or, for Deleted, the last)
+
+	lastOnce sync.Once
+	last     api.Object
 
 	once sync.Once
 	data []byte
 	err  error
 }
 
+// Object is the new object; for Deleted, the last one at the deletion's
+// revision. It is nil when the stored value cannot be decoded: skip the
+// event, as the cache does.
+func (e *Event) Object() api.Object {
+	if e.Type != Deleted {
+		return e.cur.get()
+	}
+	e.lastOnce.Do(func() {
+		if old := e.prev.get(); old != nil {
+			e.last = old.DeepCopyObject().(api.Object)
+			e.last.SetResourceVersion(strconv.FormatInt(e.Rev, 10))
+		}
+	})
+	return e.last
+}
+
+// Old is the object before a Modified (nil for other events).
+func (e *Event) Old() api.Object {
+	if e.Type != Modified {
+		return nil
+	}
+	return e.prev.get()
+}
+
 // JSON is the object encoded as JSON, made once per event.
 func (e *Event) JSON() ([]byte, error) {
-	e.once.Do(func() { e.data, e.err = api.Encode(e.Object) })
+	e.once.Do(func() {
+		obj := e.Object()
+		if obj == nil {
+			e.err = errors.New("informer: the stored value cannot be decoded")
+			return
+		}
+		e.data, e.err = api.Encode(obj)
+	})
 	return e.data, e.err
 }
 

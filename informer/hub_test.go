@@ -8,7 +8,7 @@ import (
 )
 
 func event(rev int64) *Event {
-	return &Event{Type: Added, Rev: rev, Object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}
+	return &Event{Type: Added, Rev: rev, cur: ref{obj: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}}
 }
 
 func drain(s *Subscription) (revs []int64, open bool) {

@@ -76,46 +76,44 @@ func (i *Informer) Get(namespace, name string) (api.Object, bool) {
 	if namespace != "" {
 		key = namespace + "/" + name
 	}
-	i.st.mu.RLock()
-	defer i.st.mu.RUnlock()
-	obj, ok := i.st.objs[key]
-	return obj, ok
+	return i.st.get(key)
 }
 
 // List returns the cached objects in namespace ("" for all) whose labels
 // match sel (nil matches everything). They must not be changed.
 func (i *Informer) List(namespace string, sel labels.Selector) []api.Object {
 	s := i.st
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	var out []api.Object
 	match := func(o api.Object) {
 		if sel == nil || sel.Matches(labels.Set(o.GetLabels())) {
 			out = append(out, o)
 		}
 	}
-	if namespace == "" {
-		for _, o := range s.objs {
-			match(o)
+	s.read(func() {
+		if namespace == "" {
+			for _, o := range s.objs {
+				match(o)
+			}
+			return
 		}
-		return out
-	}
-	for key := range s.indexes[IndexNamespace][namespace] {
-		match(s.objs[key])
-	}
+		for key := range s.indexes[IndexNamespace][namespace] {
+			match(s.objs[key])
+		}
+	})
 	return out
 }
 
 // ByIndex returns the cached objects indexed under value in index.
 func (i *Informer) ByIndex(index, value string) []api.Object {
 	s := i.st
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	keys := s.indexes[index][value]
-	out := make([]api.Object, 0, len(keys))
-	for key := range keys {
-		out = append(out, s.objs[key])
-	}
+	var out []api.Object
+	s.read(func() {
+		keys := s.indexes[index][value]
+		out = make([]api.Object, 0, len(keys))
+		for key := range keys {
+			out = append(out, s.objs[key])
+		}
+	})
 	return out
 }
 
@@ -123,7 +121,7 @@ func (i *Informer) ByIndex(index, value string) []api.Object {
 func (i *Informer) Len() int {
 	i.st.mu.RLock()
 	defer i.st.mu.RUnlock()
-	return len(i.st.objs)
+	return len(i.st.objs) + len(i.st.pending)
 }
 
 // state is one resource's objects, indexes and handlers, shared by every
@@ -141,6 +139,7 @@ type state struct {
 
 	mu       sync.RWMutex
 	objs     map[string]api.Object    // by key (KeyOf)
+	pending  map[string]*cell         // stored values not decoded yet, by key (lazy.go)
 	secs     map[string]*api.Sections // the stored sections of objs' values (api.DecodeStoredReusing)
 	indexers map[string]IndexFunc
 	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
@@ -149,7 +148,7 @@ type state struct {
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
 	s := &state{res: res, apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
-		secs:     map[string]*api.Sections{},
+		secs: map[string]*api.Sections{}, pending: map[string]*cell{},
 		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}}
 	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
 	s.addIndex(IndexOwner, ownerUIDs)

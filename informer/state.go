@@ -26,9 +26,12 @@ func (s *state) held(key string) (api.Object, *api.Sections) {
 func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had bool) {
 	key := KeyOf(obj)
 	s.mu.Lock()
+	s.settleKeyLocked(key)
 	old, had = s.objs[key]
 	if had {
-		s.unindex(key, old)
+		s.reindex(key, old, obj)
+	} else {
+		s.index(key, obj)
 	}
 	s.objs[key] = obj
 	if secs != nil {
@@ -36,7 +39,6 @@ func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had 
 	} else {
 		delete(s.secs, key)
 	}
-	s.index(key, obj)
 	handlers := s.handlers
 	s.mu.Unlock()
 	for _, h := range handlers {
@@ -50,10 +52,16 @@ func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had 
 	return old, had
 }
 
-// remove takes the object of key out and returns it, if it was there.
-func (s *state) remove(key string) (old api.Object, had bool) {
+// remove takes the object of key out and returns it, if it was there: a
+// pending value stays undecoded (no handler follows a state that has one).
+func (s *state) remove(key string) (last ref, had bool) {
 	s.mu.Lock()
-	old, had = s.objs[key]
+	if c, ok := s.pending[key]; ok {
+		delete(s.pending, key)
+		s.mu.Unlock()
+		return ref{c: c}, true
+	}
+	old, had := s.objs[key]
 	if had {
 		s.unindex(key, old)
 		delete(s.objs, key)
@@ -62,14 +70,14 @@ func (s *state) remove(key string) (old api.Object, had bool) {
 	handlers := s.handlers
 	s.mu.Unlock()
 	if !had {
-		return nil, false
+		return ref{}, false
 	}
 	for _, h := range handlers {
 		if h.OnDelete != nil {
 			h.OnDelete(old)
 		}
 	}
-	return old, true
+	return ref{obj: old}, true
 }
 
 // addHandler registers h and replays the objects held to its OnAdd, with
@@ -78,6 +86,7 @@ func (s *state) addHandler(h Handler) (remove func()) {
 	reg := &h
 	s.apply.Lock()
 	defer s.apply.Unlock()
+	s.settle()
 	s.mu.Lock()
 	objs := make([]api.Object, 0, len(s.objs))
 	for _, o := range s.objs {
@@ -101,6 +110,7 @@ func (s *state) addHandler(h Handler) (remove func()) {
 
 // addIndex adds (or replaces) an index and fills it from the objects held.
 func (s *state) addIndex(name string, fn IndexFunc) {
+	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.indexers[name] = fn
@@ -120,6 +130,25 @@ func (s *state) index(key string, obj api.Object) {
 	}
 }
 
+// reindex moves key from old's index values to obj's, touching only the
+// indexes whose values changed (most updates change none: a status write
+// keeps a pod's namespace, owners and node).
+func (s *state) reindex(key string, old, obj api.Object) {
+	for name, fn := range s.indexers {
+		was, is := fn(old), fn(obj)
+		if slices.Equal(was, is) {
+			continue
+		}
+		idx := s.indexes[name]
+		for _, v := range was {
+			s.removeFromIndex(idx, v, key)
+		}
+		for _, v := range is {
+			s.addToIndex(name, v, key)
+		}
+	}
+}
+
 func (s *state) addToIndex(name, value, key string) {
 	idx := s.indexes[name]
 	set := idx[value]
@@ -134,10 +163,14 @@ func (s *state) unindex(key string, obj api.Object) {
 	for name, fn := range s.indexers {
 		idx := s.indexes[name]
 		for _, v := range fn(obj) {
-			delete(idx[v], key)
-			if len(idx[v]) == 0 {
-				delete(idx, v)
-			}
+			s.removeFromIndex(idx, v, key)
 		}
+	}
+}
+
+func (s *state) removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
+	delete(idx[value], key)
+	if len(idx[value]) == 0 {
+		delete(idx, value)
 	}
 }

@@ -51,9 +51,16 @@ type Controller struct {
 	byID      map[string]*api.Resource // resID -> resource
 }
 
+// eventsResource is not collected, as upstream's collector ignores Events
+// (its DefaultIgnoredResources): one is written per pod scheduled and more
+// per pod started, nothing owns them, and following them would make the
+// shared cache decode every one as it is written, which it otherwise
+// leaves until someone reads them (informer/lazy.go).
+var eventsResource = api.MustLookup("", "v1", "events")
+
 // New asks d.Cache for an informer of every served resource (any object
-// may be an owner or a dependent) and registers its handlers; nothing runs
-// until Run.
+// may be an owner or a dependent) but Events, and registers its handlers;
+// nothing runs until Run.
 func New(d controllers.Deps) *Controller {
 	log := d.Logger("garbage-collector")
 	c := &Controller{
@@ -66,6 +73,9 @@ func New(d controllers.Deps) *Controller {
 	for _, res := range api.All() {
 		if !res.StorageVersion() {
 			continue // its objects are its storage version's
+		}
+		if res == eventsResource {
+			continue // ignored, as upstream's collector ignores them: see eventsResource
 		}
 		inf := d.Cache.Informer(res)
 		c.informers[res] = inf

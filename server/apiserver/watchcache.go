@@ -185,14 +185,18 @@ func (ws *watchStream) cacheEvents(e *informer.Event, sub *informer.Subscription
 // cacheEvent sends what one change means to this watcher, if anything
 // (see classify): the shared encoding when the change goes out as it is.
 func (ws *watchStream) cacheEvent(e *informer.Event) error {
-	if e.Resource != ws.ri.res || (ws.ri.namespace != "" && e.Object.GetNamespace() != ws.ri.namespace) {
+	if e.Resource != ws.ri.res {
 		return nil
 	}
-	typ, obj := ws.classifyCached(e)
+	cur := e.Object()
+	if cur == nil || (ws.ri.namespace != "" && cur.GetNamespace() != ws.ri.namespace) {
+		return nil // nil: the stored value cannot be decoded (the cache logged it)
+	}
+	typ, obj := ws.classifyCached(e, cur)
 	if typ == "" {
 		return nil
 	}
-	if obj != e.Object || ws.ri.out == outTable {
+	if obj != cur || ws.ri.out == outTable {
 		return ws.send(typ, obj)
 	}
 	data, err := e.JSON()
@@ -206,27 +210,28 @@ func (ws *watchStream) cacheEvent(e *informer.Event) error {
 // classifyCached is classify for a cached change: with selectors, an
 // object that starts matching is ADDED and one that stops matching is
 // DELETED (as it was before the change, at the change's revision).
-func (ws *watchStream) classifyCached(e *informer.Event) (string, api.Object) {
+func (ws *watchStream) classifyCached(e *informer.Event, cur api.Object) (string, api.Object) {
 	res := ws.ri.res
-	matches := ws.lq.Selects(res, e.Object)
+	matches := ws.lq.Selects(res, cur)
 	switch e.Type {
 	case informer.Added:
-		return pick(matches, eventAdded, ""), e.Object
+		return pick(matches, eventAdded, ""), cur
 	case informer.Deleted:
-		return pick(matches, eventDeleted, ""), e.Object
+		return pick(matches, eventDeleted, ""), cur
 	}
 	if !ws.lq.Filtered() {
-		return eventModified, e.Object
+		return eventModified, cur
 	}
-	was := e.Old != nil && ws.lq.Selects(res, e.Old)
+	old := e.Old()
+	was := old != nil && ws.lq.Selects(res, old)
 	switch {
 	case matches && was:
-		return eventModified, e.Object
+		return eventModified, cur
 	case matches:
-		return eventAdded, e.Object
+		return eventAdded, cur
 	case was:
-		prev := e.Old.DeepCopyObject().(api.Object)
-		prev.SetResourceVersion(e.Object.GetResourceVersion())
+		prev := old.DeepCopyObject().(api.Object)
+		prev.SetResourceVersion(cur.GetResourceVersion())
 		return eventDeleted, prev
 	}
 	return "", nil
