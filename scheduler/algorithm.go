@@ -12,7 +12,8 @@ type cycle struct {
 	// affinity terms select; selfAffine says the pod is such a pod itself.
 	affinityDomains map[domain]bool
 	selfAffine      bool
-	volumes         *podVolumes // what its claims ask of a node (nil: no claims)
+	volumes         *podVolumes  // what its claims ask of a node (nil: no claims)
+	domains         []domainMemo // spread counts per domain looked up this cycle
 }
 
 // algorithm picks a node for a pod on a snapshot: filter, then score. It
@@ -30,6 +31,7 @@ type algorithm struct {
 
 	c        cycle
 	feasible []*nodeInfo
+	rejected [][]string // the reasons of each node rejected this cycle
 	reasons  map[string]int
 	raw      []int64
 	total    []int64
@@ -59,14 +61,14 @@ func (a *algorithm) scheduleWithVolumes(p *podInfo, s *snapshot, vols *podVolume
 		return "", newFitError(p.key, 0, nil)
 	}
 	c := &a.c
-	c.pod, c.snap, c.volumes = p, s, vols
+	c.pod, c.snap, c.volumes, c.domains = p, s, vols, c.domains[:0]
 	c.arch.resolve(p, s, a.extra)
 	c.prepareAffinity(s)
 	c.prepareAntiAffinity(s)
 	feasible := a.findFeasible(c, s)
 	switch len(feasible) {
 	case 0:
-		return "", newFitError(p.key, all, a.reasons)
+		return "", newFitError(p.key, all, a.countReasons())
 	case 1:
 		return feasible[0].name, nil
 	}
@@ -95,12 +97,12 @@ func numFeasibleToFind(percentage, all int) int {
 }
 
 // findFeasible runs the filters over the nodes from the rotating start
-// until enough pass or all were tried, counting the reasons of rejection.
+// until enough pass or all were tried, keeping the reasons of rejection
+// (filters return shared, never changed slices) for countReasons.
 func (a *algorithm) findFeasible(c *cycle, s *snapshot) []*nodeInfo {
 	all := len(s.list)
 	want := numFeasibleToFind(a.percentage, all)
-	a.feasible = a.feasible[:0]
-	clear(a.reasons)
+	a.feasible, a.rejected = a.feasible[:0], a.rejected[:0]
 	checked := 0
 	for ; checked < all && len(a.feasible) < want; checked++ {
 		n := s.list[(a.next+checked)%all]
@@ -109,12 +111,22 @@ func (a *algorithm) findFeasible(c *cycle, s *snapshot) []*nodeInfo {
 			a.feasible = append(a.feasible, n)
 			continue
 		}
+		a.rejected = append(a.rejected, reasons)
+	}
+	a.next = (a.next + checked) % all
+	return a.feasible
+}
+
+// countReasons counts this cycle's rejections per reason. Only a pod that
+// fits nowhere needs them, so a cycle that finds a node never counts.
+func (a *algorithm) countReasons() map[string]int {
+	clear(a.reasons)
+	for _, reasons := range a.rejected {
 		for _, r := range reasons {
 			a.reasons[r]++
 		}
 	}
-	a.next = (a.next + checked) % all
-	return a.feasible
+	return a.reasons
 }
 
 // selectHost scores the feasible nodes and returns the best; equally good

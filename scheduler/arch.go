@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"strings"
+	"unique"
 )
 
 // archFilter keeps a pod off nodes whose platform one of its images cannot
@@ -13,7 +14,7 @@ import (
 type archFilter struct{}
 
 func (archFilter) filter(c *cycle, n *nodeInfo) []string {
-	if len(c.arch.images) == 0 || c.arch.allows(n.platform) {
+	if len(c.arch.images) == 0 || c.arch.allows(n.platformID) {
 		return nil
 	}
 	return c.arch.why()
@@ -33,7 +34,7 @@ type imagePlatforms struct {
 }
 
 type archVerdict struct {
-	node platform
+	node unique.Handle[platform]
 	ok   bool
 }
 
@@ -96,8 +97,10 @@ func lookupExtra(extra ImagePlatforms, img string) ([]platform, bool) {
 	return out, len(out) > 0
 }
 
-// allows reports whether every known image runs on the node platform.
-func (r *archRule) allows(node platform) bool {
+// allows reports whether every known image runs on the node platform. The
+// verdict is worked out once per platform and cycle; the memo compares
+// interned platforms, one pointer each.
+func (r *archRule) allows(node unique.Handle[platform]) bool {
 	for _, v := range r.memo {
 		if v.node == node {
 			return v.ok
@@ -105,7 +108,7 @@ func (r *archRule) allows(node platform) bool {
 	}
 	ok := true
 	for _, img := range r.images {
-		if !anyRunsOn(img.platforms, node) {
+		if !anyRunsOn(img.platforms, node.Value()) {
 			ok = false
 			break
 		}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"maps"
 	"slices"
+	"unique"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -29,6 +30,8 @@ type nodeStatic struct {
 	badAnnotation  bool     // the annotation is not valid JSON
 	topo           []string // values of the topology labels ("" = absent)
 	localStorage   int64    // local-path bytes (volumefilter.go: 0 unlimited, -1 none)
+	// platformID is platform interned: the arch filter's memo compares it.
+	platformID unique.Handle[platform]
 }
 
 // Taints the scheduler puts in the place of node conditions, as the node
@@ -46,6 +49,7 @@ func newNodeStatic(n *corev1.Node, topologyLabels []string) *nodeStatic {
 		platform: nodePlatform(n), images: nodeImages(n), annotation: n.Annotations[AnnotationImagePlatforms],
 		localStorage: localStorageOf(n.Annotations)}
 	s.alloc, s.maxPods = allocatableOf(&n.Status)
+	s.platformID = unique.Make(s.platform)
 	for _, t := range n.Spec.Taints {
 		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
 			s.taints = append(s.taints, t)
@@ -71,7 +75,8 @@ func newNodeStatic(n *corev1.Node, topologyLabels []string) *nodeStatic {
 // placeholderStatic stands for a node that pods are bound to but whose
 // Node object the cache has not seen (or has seen deleted).
 func placeholderStatic(name string, topologyLabels []string) *nodeStatic {
-	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels)), localStorage: -1}
+	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels)), localStorage: -1,
+		platformID: unique.Make(platform{})}
 }
 
 // readinessTaint models the node's Ready condition as a NoSchedule taint,

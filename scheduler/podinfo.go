@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"unique"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +28,8 @@ type podInfo struct {
 	preferred []weightedTerm
 	affinity  []podTerm // required pod affinity
 	anti      []podTerm // required pod anti-affinity
+	// group keeps the one shared copy of spreadKey alive.
+	group unique.Handle[string]
 }
 
 // newPodInfo derives a podInfo from a pod the caller no longer changes.
@@ -39,7 +43,6 @@ func newPodInfo(pod *corev1.Pod) *podInfo {
 		req:       podRequests(spec, resourcesOf),
 		nonZero:   podRequests(spec, nonZeroOf),
 		ports:     podHostPorts(spec),
-		spreadKey: spreadKeyOf(pod),
 		images:    podImages(spec),
 		nodes:     api.CompileNodeMatcher(spec),
 		preferred: compilePreferred(spec),
@@ -48,6 +51,12 @@ func newPodInfo(pod *corev1.Pod) *podInfo {
 	}
 	if spec.Priority != nil {
 		p.priority = *spec.Priority
+	}
+	if key := spreadKeyOf(pod); key != "" {
+		// The group's pods share one copy of the key, so the nodes'
+		// spread counts compare it by pointer, not byte by byte.
+		p.group = unique.Make(key)
+		p.spreadKey = p.group.Value()
 	}
 	return p
 }

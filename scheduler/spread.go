@@ -39,9 +39,37 @@ func (spreadTopology) score(c *cycle, n *nodeInfo) int64 {
 			total += int64(n.spread[key])
 			continue
 		}
-		total += int64(c.snap.topo[topoKey{label: i, value: v, spreadKey: key}])
+		total += c.domainCount(i, v)
 	}
 	return total
+}
+
+// domainMemo is one domain's count of the cycle pod's group.
+type domainMemo struct {
+	label int
+	value string
+	count int64
+}
+
+// maxDomainMemo is how many domains a cycle remembers; a topology label
+// with more values (one per node, say) is looked up in the index each time.
+const maxDomainMemo = 16
+
+// domainCount is the number of pods of the cycle pod's group in a domain.
+// The feasible nodes share a few domains (zones), so the count is looked
+// up in the snapshot's index once per domain and cycle, not per node:
+// hashing the group's key for every node was most of the scorer's cost.
+func (c *cycle) domainCount(label int, value string) int64 {
+	for _, d := range c.domains {
+		if d.label == label && d.value == value {
+			return d.count
+		}
+	}
+	n := int64(c.snap.topo[topoKey{label: label, value: value, spreadKey: c.pod.spreadKey}])
+	if len(c.domains) < maxDomainMemo {
+		c.domains = append(c.domains, domainMemo{label: label, value: value, count: n})
+	}
+	return n
 }
 
 func (spreadTopology) normalize(scores []int64) { normalizeReverse(scores) }

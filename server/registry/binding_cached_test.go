@@ -92,3 +92,34 @@ func storedPod(t *testing.T, ctx context.Context, r *Registry, name string) *cor
 	}
 	return obj.(*corev1.Pod)
 }
+
+// TestBindCopyLeavesCachedPodAlone: the cached binding path binds a copy of
+// the cache's pod that shares most of it; what bindPod changes (node name,
+// annotations, the PodScheduled condition in place) must not reach the
+// cache's pod, which other readers hold.
+func TestBindCopyLeavesCachedPodAlone(t *testing.T) {
+	r := newTestRegistry(t)
+	cached := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default",
+		Annotations: map[string]string{"a": "1"}, ResourceVersion: "7"},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+			Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
+	b := binding("p", "n1")
+	b.Annotations = map[string]string{"b": "2"}
+	next, err := r.bindPod(bindCopy(cached), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := encodeStored(next); err != nil {
+		t.Fatal(err)
+	}
+	bound := next.(*corev1.Pod)
+	if bound.Spec.NodeName != "n1" || bound.Annotations["b"] != "2" || bound.Status.Conditions[0].Status != corev1.ConditionTrue {
+		t.Fatalf("bound copy: nodeName %q, annotations %v, conditions %+v; want n1, b=2, PodScheduled=True",
+			bound.Spec.NodeName, bound.Annotations, bound.Status.Conditions)
+	}
+	if cached.Spec.NodeName != "" || len(cached.Annotations) != 1 || cached.ResourceVersion != "7" ||
+		cached.Status.Conditions[0].Status != corev1.ConditionFalse || cached.Kind != "" {
+		t.Errorf("cached pod changed: nodeName %q, annotations %v, rv %q, kind %q, conditions %+v",
+			cached.Spec.NodeName, cached.Annotations, cached.ResourceVersion, cached.Kind, cached.Status.Conditions)
+	}
+}
