@@ -13,7 +13,6 @@ require (
 	github.com/distribution/reference v0.6.0
 	github.com/eclipse/paho.mqtt.golang v1.5.1
 	github.com/go-jose/go-jose/v4 v4.1.9
-	github.com/go-json-experiment/json v1.27.2
 	github.com/google/gnostic-models v0.6.8
 	github.com/google/go-containerregistry v0.19.2
 	github.com/google/nftables v0.3.0

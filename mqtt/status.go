@@ -129,7 +129,7 @@ func (r *PodStatusReport) Encode() ([]byte, error) {
 // the field that is wrong.
 func DecodeHeartbeat(data []byte) (*Heartbeat, error) {
 	var h Heartbeat
-	if err := decodeFast(data, MaxHeartbeatBytes, &h); err != nil {
+	if err := decodeStrict(data, MaxHeartbeatBytes, &h); err != nil {
 		return nil, fmt.Errorf("decode heartbeat: %w", err)
 	}
 	if err := h.check(); err != nil {
@@ -141,7 +141,7 @@ func DecodeHeartbeat(data []byte) (*Heartbeat, error) {
 // DecodePodStatus decodes and checks a pods/status-topic payload.
 func DecodePodStatus(data []byte) (*PodStatusReport, error) {
 	var r PodStatusReport
-	if err := decodeFast(data, MaxPodStatusBytes, &r); err != nil {
+	if err := decodeStrict(data, MaxPodStatusBytes, &r); err != nil {
 		return nil, fmt.Errorf("decode pod status: %w", err)
 	}
 	if err := r.check(); err != nil {
