@@ -58,12 +58,11 @@ func TestQuietInformerDecodesOnFirstRead(t *testing.T) {
 	cms := e.cache.Informer(cmsRes)
 	e.start()
 	decodes := api.Decodes()
-	var rev int64
 	for i := range 10 {
-		rev = e.storeCM(fmt.Sprintf("cm-%d", i), "one", true)
+		e.storeCM(fmt.Sprintf("cm-%d", i), "one", true)
 	}
 	e.storeCM("cm-3", "two", false)
-	rev = e.storeCM("cm-3", "three", false)
+	rev := e.storeCM("cm-3", "three", false)
 	e.caughtUp(rev)
 	if d := api.Decodes() - decodes; d != 0 || cms.Len() != 10 {
 		t.Fatalf("after 12 writes nobody read: got %d decodes and Len %d, want 0 and 10", d, cms.Len())
