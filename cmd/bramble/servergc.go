@@ -6,9 +6,9 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/meminfo"
 )
 
 // The server's collector policy, unless GOGC is set. An idle server keeps
@@ -102,18 +102,9 @@ func liveHeap() uint64 {
 // totalMemory is the machine's memory in bytes from /proc/meminfo (0 where
 // there is none).
 func totalMemory() uint64 {
-	raw, err := os.ReadFile("/proc/meminfo")
+	f, err := meminfo.Read(meminfo.Path, meminfo.Total)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kib, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kib << 10
-		}
-	}
-	return 0
+	return f[meminfo.Total]
 }
