@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/internal/meminfo"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // The server's collector policy, unless GOGC is set. An idle server keeps
@@ -58,7 +59,7 @@ func tuneServerMemory(ctx context.Context, log *slog.Logger) bool {
 		return false
 	}
 	f := &heapFollower{percent: serverGCPercent, live: liveHeap, log: log}
-	go f.run(ctx)
+	go periodic.Every(ctx, serverHeapPoll, f.step)
 	return true
 }
 
@@ -67,19 +68,6 @@ type heapFollower struct {
 	percent int
 	live    func() uint64
 	log     *slog.Logger
-}
-
-func (f *heapFollower) run(ctx context.Context) {
-	t := time.NewTicker(serverHeapPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f.step()
-		}
-	}
 }
 
 // step reads the live heap and changes the GC percent if the policy says so.
