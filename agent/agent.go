@@ -303,17 +303,3 @@ func nodeConfig(ctx context.Context, cfg *Config, rt *runtime.Containerd) (nodei
 	}
 	return nc, nil
 }
-
-// every runs fn every interval until ctx ends.
-func every(ctx context.Context, interval time.Duration, fn func()) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			fn()
-		}
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // ImageGC holds the kubelet-style thresholds of image garbage collection:
@@ -76,7 +77,7 @@ func reclaimImages(ctx context.Context, g ImageGC, rt imageCollector, wanted fun
 // runImageGC checks the disk every Interval until ctx ends; told hears
 // how each round went (ImageGCFailed, FreeDiskSpaceFailed events).
 func runImageGC(ctx context.Context, g ImageGC, rt imageCollector, wanted func() ([]string, error), logger *slog.Logger, told gcTold) {
-	every(ctx, g.Interval, func() {
+	periodic.Every(ctx, g.Interval, func() {
 		removed, err := collectImages(ctx, g, rt, wanted, logger)
 		if err != nil && ctx.Err() == nil {
 			logger.Error("image gc", "err", err)

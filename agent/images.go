@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // ImageImporter loads image tarballs and lists what is present;
@@ -154,5 +155,5 @@ func (d *imageDir) importFile(ctx context.Context, path string) ([]string, error
 
 // watch scans every interval until ctx ends.
 func (d *imageDir) watch(ctx context.Context, interval time.Duration) {
-	every(ctx, interval, func() { d.scan(ctx) })
+	periodic.Every(ctx, interval, func() { d.scan(ctx) })
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // Static pods run from manifests in <data-dir>/agent/pod-manifests/*.yaml
@@ -130,5 +131,5 @@ func (a *agent) syncStatic() {
 
 // watchStatic looks at the manifests every ImagePoll until ctx ends.
 func (a *agent) watchStatic(ctx context.Context) {
-	every(ctx, a.cfg.ImagePoll, a.syncStatic)
+	periodic.Every(ctx, a.cfg.ImagePoll, a.syncStatic)
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
+	"github.com/bramble-edge/bramble/internal/meminfo"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -117,29 +117,16 @@ func (s *usageSampler) readNodeCPU() (nodeCPU, error) {
 
 // readWorkingSet is MemTotal less MemAvailable from /proc/meminfo, in bytes.
 func readWorkingSet(path string) (uint64, error) {
-	f, err := os.Open(path)
+	mem, err := meminfo.Read(path, meminfo.Total, meminfo.Available)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	kib := map[string]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if (name == "MemTotal" || name == "MemAvailable") && ok {
-			v, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s: %s: %w", path, name, err)
-			}
-			kib[name] = v
-		}
-	}
-	total, ok1 := kib["MemTotal"]
-	avail, ok2 := kib["MemAvailable"]
+	total, ok1 := mem[meminfo.Total]
+	avail, ok2 := mem[meminfo.Available]
 	if !ok1 || !ok2 || avail > total {
 		return 0, fmt.Errorf("%s: no MemTotal and MemAvailable", path)
 	}
-	return (total - avail) << 10, nil
+	return total - avail, nil
 }
 
 // podUsage groups the containers with a previous sample into pods, by

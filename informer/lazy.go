@@ -108,6 +108,12 @@ func (s *state) settle() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleAllLocked()
+}
+
+// settleAllLocked decodes every pending value into the informer. Called
+// with s.mu held.
+func (s *state) settleAllLocked() {
 	for key := range s.pending {
 		s.settleKeyLocked(key)
 	}
@@ -145,9 +151,7 @@ func (s *state) read(fn func()) {
 	s.mu.RUnlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for key := range s.pending {
-		s.settleKeyLocked(key)
-	}
+	s.settleAllLocked()
 	fn()
 }
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // PodUsage is what one running pod holds of the node's ephemeral
@@ -86,16 +87,7 @@ func New(pods Pods, cfg Config) *Manager {
 
 // Run runs a round every Interval until ctx ends.
 func (m *Manager) Run(ctx context.Context) {
-	t := time.NewTicker(m.cfg.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.Round(ctx)
-		}
-	}
+	periodic.Every(ctx, m.cfg.Interval, func() { m.Round(ctx) })
 }
 
 // Round evicts every pod over its own local-storage limits; when none

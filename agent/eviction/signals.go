@@ -1,17 +1,14 @@
 package eviction
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/bramble-edge/bramble/agent/nodeinfo"
+	"github.com/bramble-edge/bramble/internal/meminfo"
 )
 
 // signal is one eviction signal as measured this round.
@@ -30,10 +27,12 @@ func (m *Manager) signals() []signal {
 	} else {
 		out = append(out, judge(corev1.ResourceEphemeralStorage, m.cfg.Thresholds.DiskFree, free, total))
 	}
-	if avail, total, err := memInfo(filepath.Join(m.cfg.Root, "proc/meminfo")); err != nil {
+	path := filepath.Join(m.cfg.Root, "proc/meminfo")
+	if mem, err := meminfo.Read(path, meminfo.Available, meminfo.Total); err != nil {
 		m.log.Warn("eviction: read meminfo", "err", err)
 	} else {
-		out = append(out, judge(corev1.ResourceMemory, m.cfg.Thresholds.MemoryAvailable, avail, total))
+		out = append(out, judge(corev1.ResourceMemory, m.cfg.Thresholds.MemoryAvailable,
+			mem[meminfo.Available], mem[meminfo.Total]))
 	}
 	return out
 }
@@ -61,27 +60,4 @@ func statfs(dir string) (free, total uint64, err error) {
 		}
 		dir = parent
 	}
-}
-
-// memInfo reads MemAvailable and MemTotal in bytes.
-func memInfo(path string) (avail, total uint64, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		n, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		switch k {
-		case "MemAvailable":
-			avail = n << 10
-		case "MemTotal":
-			total = n << 10
-		}
-	}
-	return avail, total, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bramble-edge/bramble/internal/periodic"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -79,17 +80,10 @@ func (r *receiptReporter) say(line string) {
 
 // flushEvery flushes what was written every d until ctx ends.
 func (r *receiptReporter) flushEvery(ctx context.Context, d time.Duration) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.mu.Lock()
-			r.sayCollections()
-			r.w.Flush()
-			r.mu.Unlock()
-		}
-	}
+	periodic.Every(ctx, d, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.sayCollections()
+		r.w.Flush()
+	})
 }

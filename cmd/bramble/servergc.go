@@ -6,9 +6,10 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/meminfo"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // The server's collector policy, unless GOGC is set. An idle server keeps
@@ -58,7 +59,7 @@ func tuneServerMemory(ctx context.Context, log *slog.Logger) bool {
 		return false
 	}
 	f := &heapFollower{percent: serverGCPercent, live: liveHeap, log: log}
-	go f.run(ctx)
+	go periodic.Every(ctx, serverHeapPoll, f.step)
 	return true
 }
 
@@ -67,19 +68,6 @@ type heapFollower struct {
 	percent int
 	live    func() uint64
 	log     *slog.Logger
-}
-
-func (f *heapFollower) run(ctx context.Context) {
-	t := time.NewTicker(serverHeapPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			f.step()
-		}
-	}
 }
 
 // step reads the live heap and changes the GC percent if the policy says so.
@@ -102,18 +90,9 @@ func liveHeap() uint64 {
 // totalMemory is the machine's memory in bytes from /proc/meminfo (0 where
 // there is none).
 func totalMemory() uint64 {
-	raw, err := os.ReadFile("/proc/meminfo")
+	f, err := meminfo.Read(meminfo.Path, meminfo.Total)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kib, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kib << 10
-		}
-	}
-	return 0
+	return f[meminfo.Total]
 }

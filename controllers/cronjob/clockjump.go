@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // Edge devices (a Raspberry Pi has no real-time clock) boot with a wrong
@@ -44,21 +45,14 @@ func (c *Controller) watchClock(ctx context.Context) {
 	start := time.Now()
 	read := func() clockReading { now := time.Now(); return clockReading{wall: now.Round(0), mono: now.Sub(start)} }
 	prev := read()
-	tick := time.NewTicker(clockCheckEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	periodic.Every(ctx, clockCheckEvery, func() {
 		cur := read()
 		if j := clockJump(prev, cur); j >= clockJumpMin || j <= -clockJumpMin {
 			c.log.Warn("wall clock stepped; checking every CronJob", "jump", j.Round(time.Second).String())
 			c.resyncAll()
 		}
 		prev = cur
-	}
+	})
 }
 
 // resyncAll queues every cached CronJob.

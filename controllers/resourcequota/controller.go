@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/api/quota"
 	"github.com/bramble-edge/bramble/controllers"
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // Component is the name the controller's events report.
@@ -67,22 +68,14 @@ func New(d controllers.Deps) *Controller {
 
 // Run syncs quotas with workers workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	go c.resync(ctx)
+	go periodic.Every(ctx, Resync, c.resyncAll)
 	controllers.Run(ctx, c.cache, c.rec, c.log, workers, controllers.Loop{Queue: c.queue, Sync: c.sync})
 }
 
-func (c *Controller) resync(ctx context.Context) {
-	t := time.NewTicker(Resync)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, q := range c.quotaInf.List("", nil) {
-				c.queue.Add(controllers.KeyOf(q))
-			}
-		}
+// resyncAll queues every quota.
+func (c *Controller) resyncAll() {
+	for _, q := range c.quotaInf.List("", nil) {
+		c.queue.Add(controllers.KeyOf(q))
 	}
 }
 

@@ -61,6 +61,7 @@ func StartServerWithAgent(t testing.TB, d *runtimetest.Daemon, ns, node string, 
 	t.Helper()
 	args := []string{"--container-runtime-endpoint", d.Address, "--containerd-namespace", ns,
 		"--node-name", node, "--node-ip", "127.0.0.1", "--heartbeat-interval", "2s", "--containerd-root", d.Root}
+	args = append(args, evictionArgs(extraArgs)...)
 	return startServerWith(t, append(args, logDirArgs(t.TempDir())...), extraArgs, func(dataDir string) []string { return append(networkArgs(t, dataDir), "--disable-overlay") })
 }
 
@@ -122,7 +123,8 @@ func StartAgentFrom(t testing.TB, bin string, s *Server, d *runtimetest.Daemon, 
 	return startAgent(t, nil, bin, "", s, d, ns, extra)
 }
 
-// StartAgentWithDataDir is StartAgent on dataDir (a small tmpfs, say).
+// StartAgentWithDataDir is StartAgent on dataDir (a small tmpfs, say),
+// with the agent's default eviction thresholds (see TestEvictionHard).
 func StartAgentWithDataDir(t testing.TB, dataDir string, s *Server, d *runtimetest.Daemon, ns string, extra ...string) *Agent {
 	t.Helper()
 	return startAgent(t, nil, Bin, dataDir, s, d, ns, extra)
@@ -132,9 +134,13 @@ func StartAgentWithDataDir(t testing.TB, dataDir string, s *Server, d *runtimete
 // (nsenter ...).
 func startAgent(t testing.TB, wrap []string, bin, dataDir string, s *Server, d *runtimetest.Daemon, ns string, extra []string) *Agent {
 	t.Helper()
+	onMachineDisk := dataDir == ""
 	dataDir = agentDataDir(t, dataDir)
 	a := &Agent{DataDir: dataDir, out: &syncBuffer{}}
 	argv := append(append(agentArgs(s, d, dataDir, ns), networkArgs(t, dataDir)...), extra...)
+	if onMachineDisk {
+		argv = append(argv, evictionArgs(extra)...)
+	}
 	if wrap == nil { // in the host's network namespace: no vxlan.1, routes or rules there
 		argv = append(argv, "--disable-overlay")
 	}

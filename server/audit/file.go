@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/periodic"
 )
 
 // FileConfig is the log file and its rotation (--audit-log-*).
@@ -128,32 +130,30 @@ func (w *File) WriteLine(line []byte) error {
 // loop flushes and syncs until ctx ends.
 func (w *File) loop(ctx context.Context) {
 	defer w.wg.Done()
-	flush := time.NewTicker(w.cfg.FlushInterval)
-	defer flush.Stop()
 	lastSync := time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-flush.C:
-		}
-		w.mu.Lock()
-		f, err := w.f, error(nil)
-		if f != nil {
-			err = w.buf.Flush()
-		}
-		w.mu.Unlock()
-		// fsync outside the lock: writers never wait for the disk. A file
-		// rotation closed meanwhile was synced by the rotation.
-		if f != nil && err == nil && time.Since(lastSync) >= w.cfg.SyncInterval && f != os.Stdout {
-			if err, lastSync = f.Sync(), time.Now(); errors.Is(err, os.ErrClosed) {
-				err = nil
-			}
-		}
-		if err != nil {
-			w.cfg.Log.Error("audit log: flush failed", "path", w.cfg.Path, "err", err)
+	periodic.Every(ctx, w.cfg.FlushInterval, func() { lastSync = w.flushSync(lastSync) })
+}
+
+// flushSync writes out what is buffered, and fsyncs it if lastSync is
+// SyncInterval old; it returns when the file was last synced.
+func (w *File) flushSync(lastSync time.Time) time.Time {
+	w.mu.Lock()
+	f, err := w.f, error(nil)
+	if f != nil {
+		err = w.buf.Flush()
+	}
+	w.mu.Unlock()
+	// fsync outside the lock: writers never wait for the disk. A file
+	// rotation closed meanwhile was synced by the rotation.
+	if f != nil && err == nil && time.Since(lastSync) >= w.cfg.SyncInterval && f != os.Stdout {
+		if err, lastSync = f.Sync(), time.Now(); errors.Is(err, os.ErrClosed) {
+			err = nil
 		}
 	}
+	if err != nil {
+		w.cfg.Log.Error("audit log: flush failed", "path", w.cfg.Path, "err", err)
+	}
+	return lastSync
 }
 
 // Close writes out and fsyncs what is buffered and closes the file.

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/bramble-edge/bramble/internal/periodic"
 	"github.com/bramble-edge/bramble/mqtt"
 )
 
@@ -83,16 +84,7 @@ func (x *session) ack(ctx context.Context) {
 
 // heartbeat repeats the ack so the agent knows someone still listens.
 func (x *session) heartbeat(ctx context.Context) {
-	t := time.NewTicker(x.s.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			x.ack(ctx)
-		}
-	}
+	periodic.Every(ctx, x.s.Heartbeat, func() { x.ack(ctx) })
 }
 
 // cancelAgent tells the agent to stop, even though ctx may be over.

@@ -16,7 +16,17 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 	if !overTCP {
 		resp.Truncate(udpSize(req))
 	}
-	_ = w.WriteMsg(resp)
+	if err := w.WriteMsg(resp); err != nil {
+		s.cfg.Log.Debug("cluster dns: reply not written", "name", questionName(req), "err", err)
+	}
+}
+
+// questionName is the name req asks about ("" when it asks none).
+func questionName(req *mdns.Msg) string {
+	if len(req.Question) == 0 {
+		return ""
+	}
+	return req.Question[0].Name
 }
 
 // Resolve builds the reply to req.
