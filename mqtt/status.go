@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -138,16 +139,25 @@ func DecodeHeartbeat(data []byte) (*Heartbeat, error) {
 	return &h, nil
 }
 
-// DecodePodStatus decodes and checks a pods/status-topic payload.
+// DecodePodStatus decodes and checks a pods/status-topic payload, by the
+// same rules as DecodeHeartbeat. What agents send is read by a decoder of
+// its own (status_fast.go); whatever it does not take, the strict decoder
+// reads.
 func DecodePodStatus(data []byte) (*PodStatusReport, error) {
-	var r PodStatusReport
-	if err := decodeStrict(data, MaxPodStatusBytes, &r); err != nil {
-		return nil, fmt.Errorf("decode pod status: %w", err)
+	r, ok := (*PodStatusReport)(nil), false
+	if len(data) <= MaxPodStatusBytes {
+		r, ok = decodePodStatusFast(bytes.TrimSpace(data))
+	}
+	if !ok {
+		r = &PodStatusReport{}
+		if err := decodeStrict(data, MaxPodStatusBytes, r); err != nil {
+			return nil, fmt.Errorf("decode pod status: %w", err)
+		}
 	}
 	if err := r.check(); err != nil {
 		return nil, fmt.Errorf("decode pod status: %w", err)
 	}
-	return &r, nil
+	return r, nil
 }
 
 var podPhases = map[corev1.PodPhase]bool{
