@@ -16,6 +16,8 @@ import (
 type scanner struct {
 	data []byte
 	i    int
+	// hashes holds a hash of each pod status read, as written (status_fast.go).
+	hashes []uint64
 }
 
 func (s *scanner) ws() {

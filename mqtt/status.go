@@ -144,20 +144,29 @@ func DecodeHeartbeat(data []byte) (*Heartbeat, error) {
 // its own (status_fast.go); whatever it does not take, the strict decoder
 // reads.
 func DecodePodStatus(data []byte) (*PodStatusReport, error) {
-	r, ok := (*PodStatusReport)(nil), false
+	r, _, err := DecodePodStatusHashed(data)
+	return r, err
+}
+
+// DecodePodStatusHashed is DecodePodStatus, with a hash of each pod's
+// status as the agent wrote it when it can give one for every pod (nil
+// otherwise): equal hashes mean equal statuses; unequal ones may still be
+// equal statuses written differently.
+func DecodePodStatusHashed(data []byte) (r *PodStatusReport, hashes []uint64, err error) {
+	ok := false
 	if len(data) <= MaxPodStatusBytes {
-		r, ok = decodePodStatusFast(bytes.TrimSpace(data))
+		r, hashes, ok = decodePodStatusFast(bytes.TrimSpace(data))
 	}
 	if !ok {
 		r = &PodStatusReport{}
 		if err := decodeStrict(data, MaxPodStatusBytes, r); err != nil {
-			return nil, fmt.Errorf("decode pod status: %w", err)
+			return nil, nil, fmt.Errorf("decode pod status: %w", err)
 		}
 	}
 	if err := r.check(); err != nil {
-		return nil, fmt.Errorf("decode pod status: %w", err)
+		return nil, nil, fmt.Errorf("decode pod status: %w", err)
 	}
-	return r, nil
+	return r, hashes, nil
 }
 
 var podPhases = map[corev1.PodPhase]bool{

@@ -48,7 +48,7 @@ func TestDecodePodStatusFastTakesAgentReports(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := decodePodStatusFast(data)
+		got, _, ok := decodePodStatusFast(data)
 		if !ok {
 			t.Fatalf("fast decoder gave up on an agent's report %s", data)
 		}
@@ -80,11 +80,11 @@ func TestDecodePodStatusFastGivesUp(t *testing.T) {
 		`,"containerStatuses":[{"allocatedResources":{"cpu":"1"}}]`, // left to the strict decoder
 	} {
 		data := []byte(strings.Replace(base, "%s", extra, 1))
-		if _, ok := decodePodStatusFast(data); ok {
+		if _, _, ok := decodePodStatusFast(data); ok {
 			t.Errorf("fast decoder took %s, want it to give up", data)
 		}
 	}
-	if _, ok := decodePodStatusFast([]byte(strings.Replace(base, "%s", "", 1) + " x")); ok {
+	if _, _, ok := decodePodStatusFast([]byte(strings.Replace(base, "%s", "", 1) + " x")); ok {
 		t.Error("fast decoder took trailing data, want it to give up")
 	}
 }
@@ -118,4 +118,25 @@ func BenchmarkDecodePodStatus(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestDecodePodStatusHashes(t *testing.T) {
+	in := agentPodStatus()
+	data, _ := in.Encode()
+	_, hashes, err := DecodePodStatusHashed(data)
+	if err != nil || len(hashes) != len(in.Pods) {
+		t.Fatalf("got %d hashes, %v, want %d", len(hashes), err, len(in.Pods))
+	}
+	again, _ := in.Encode()
+	if _, h2, _ := DecodePodStatusHashed(again); !reflect.DeepEqual(h2, hashes) {
+		t.Errorf("the same report: got hashes %v, want %v", h2, hashes)
+	}
+	in.Pods[0].Status.ContainerStatuses[1].State.Waiting.Message = "other"
+	changed, _ := in.Encode()
+	if _, h3, _ := DecodePodStatusHashed(changed); h3[0] == hashes[0] || h3[1] != hashes[1] {
+		t.Errorf("one pod's status changed: got hashes %v, had %v", h3, hashes)
+	}
+	if _, h4, err := DecodePodStatusHashed([]byte(`{"node":"n","pods":[{"namespace":"a","name":"b","uid":"u","status":{"phase":"Running","message":"a\"b"}}]}`)); err != nil || h4 != nil {
+		t.Errorf("a report the strict decoder reads: got hashes %v, %v, want none", h4, err)
+	}
 }

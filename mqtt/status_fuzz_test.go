@@ -89,7 +89,7 @@ func FuzzDecodePodStatusFastAgrees(f *testing.F) {
 	f.Add([]byte(`{"node":"n","pods":[{"status":{"containerStatuses":[{"restartCount":-0,"state":{"terminated":{"exitCode":-2147483648}}}]}}]}`))
 	f.Add([]byte(" {\"node\" : \"n\" ,\t\"pods\":[ ] }\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, ok := decodePodStatusFast(data)
+		got, _, ok := decodePodStatusFast(data)
 		if !ok {
 			return
 		}
