@@ -127,8 +127,25 @@ func waitBoundAndReady(b *testing.B, watch <-chan []datastore.Event, want int) (
 	return ph.bound, ph.ready
 }
 
-// phases is when all pods were bound and all Ready.
-type phases struct{ bound, ready time.Time }
+// phases is when all pods were bound and all Ready, and the pod writes
+// seen until then by kind: creates, bindings (the first write with a
+// nodeName), and the rest (status reports' writes, mostly).
+type phases struct {
+	bound, ready              time.Time
+	creates, binds, podOthers int
+}
+
+// tally counts one pod write; onNode says whether the pod was bound before.
+func (ph *phases) tally(ev datastore.Event, wasOnNode, onNode bool) {
+	switch {
+	case ev.PrevKV == nil:
+		ph.creates++
+	case onNode && !wasOnNode:
+		ph.binds++
+	default:
+		ph.podOthers++
+	}
+}
 
 // waitPhases is waitBoundAndReady, calling onBound when all are bound.
 func waitPhases(b *testing.B, watch <-chan []datastore.Event, want int, onBound func()) (ph phases) {
@@ -146,8 +163,9 @@ func waitPhases(b *testing.B, watch <-chan []datastore.Event, want int, onBound 
 				if ev.Type == datastore.EventDelete {
 					continue
 				}
-				v := ev.KV.Value
-				onNode[ev.KV.Key] = onNode[ev.KV.Key] || bytes.Contains(v, []byte(`"nodeName":`))
+				v, was := ev.KV.Value, onNode[ev.KV.Key]
+				onNode[ev.KV.Key] = was || bytes.Contains(v, []byte(`"nodeName":`))
+				ph.tally(ev, was, onNode[ev.KV.Key])
 				isReady[ev.KV.Key] = bytes.Contains(v, []byte(`"type":"Ready","status":"True"`))
 			}
 			if bound.IsZero() && count(onNode) >= want {

@@ -76,6 +76,10 @@ func (w *window) report(b *testing.B, ph phases, pods int, load float64) {
 	b.ReportMetric(float64(w.mem1.Mallocs-w.mem0.Mallocs)/float64(pods), "allocs/pod")
 	b.ReportMetric(float64(w.mem1.TotalAlloc-w.mem0.TotalAlloc)/1024/float64(pods), "alloc-KiB/pod")
 	b.ReportMetric(float64(w.rev1-w.rev0)/float64(pods), "writes/pod")
+	b.ReportMetric(float64(ph.creates)/float64(pods), "pod-creates/pod")
+	b.ReportMetric(float64(ph.binds)/float64(pods), "pod-bindings/pod")
+	b.ReportMetric(float64(ph.podOthers)/float64(pods), "pod-status-writes/pod")
+	b.ReportMetric(float64(w.rev1-w.rev0-int64(ph.creates+ph.binds+ph.podOthers))/float64(pods), "other-writes/pod")
 	b.ReportMetric(load, "load1")
 	w.reportCommits(b, pods)
 }

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -138,16 +139,34 @@ func DecodeHeartbeat(data []byte) (*Heartbeat, error) {
 	return &h, nil
 }
 
-// DecodePodStatus decodes and checks a pods/status-topic payload.
+// DecodePodStatus decodes and checks a pods/status-topic payload, by the
+// same rules as DecodeHeartbeat. What agents send is read by a decoder of
+// its own (status_fast.go); whatever it does not take, the strict decoder
+// reads.
 func DecodePodStatus(data []byte) (*PodStatusReport, error) {
-	var r PodStatusReport
-	if err := decodeStrict(data, MaxPodStatusBytes, &r); err != nil {
-		return nil, fmt.Errorf("decode pod status: %w", err)
+	r, _, err := DecodePodStatusHashed(data)
+	return r, err
+}
+
+// DecodePodStatusHashed is DecodePodStatus, with a hash of each pod's
+// status as the agent wrote it when it can give one for every pod (nil
+// otherwise): equal hashes mean equal statuses; unequal ones may still be
+// equal statuses written differently.
+func DecodePodStatusHashed(data []byte) (r *PodStatusReport, hashes []uint64, err error) {
+	ok := false
+	if len(data) <= MaxPodStatusBytes {
+		r, hashes, ok = decodePodStatusFast(bytes.TrimSpace(data))
+	}
+	if !ok {
+		r = &PodStatusReport{}
+		if err := decodeStrict(data, MaxPodStatusBytes, r); err != nil {
+			return nil, nil, fmt.Errorf("decode pod status: %w", err)
+		}
 	}
 	if err := r.check(); err != nil {
-		return nil, fmt.Errorf("decode pod status: %w", err)
+		return nil, nil, fmt.Errorf("decode pod status: %w", err)
 	}
-	return &r, nil
+	return r, hashes, nil
 }
 
 var podPhases = map[corev1.PodPhase]bool{

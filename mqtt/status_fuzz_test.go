@@ -1,6 +1,9 @@
 package mqtt
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // Heartbeats and pod status come from nodes: the decoders must never
 // panic, and what they accept must survive a round trip unchanged.
@@ -68,6 +71,34 @@ func FuzzDecodePodStatus(f *testing.F) {
 		third, _ := back.Encode()
 		if string(third) != string(again) {
 			t.Fatalf("round trip: got %s, want %s", third, again)
+		}
+	})
+}
+
+// FuzzDecodePodStatusFastAgrees holds the fast decoder to the strict one:
+// whatever it takes, the strict decoder takes too, with the same value.
+func FuzzDecodePodStatusFastAgrees(f *testing.F) {
+	for _, r := range []*PodStatusReport{agentPodStatus(), samplePodStatus()} {
+		data, err := r.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"node":"n","pods":[{"namespace":"a","name":"b","uid":"u","status":{"startTime":null,"conditions":[]}}]}`))
+	f.Add([]byte(`{"node":"n","pods":[{"status":{"containerStatuses":[{"restartCount":-0,"state":{"terminated":{"exitCode":-2147483648}}}]}}]}`))
+	f.Add([]byte(" {\"node\" : \"n\" ,\t\"pods\":[ ] }\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, _, ok := decodePodStatusFast(data)
+		if !ok {
+			return
+		}
+		want, err := strictPodStatus(data)
+		if err != nil {
+			t.Fatalf("fast decoder took %q, the strict one refuses it: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoding %q: fast %+v, strict %+v", data, got, want)
 		}
 	})
 }

@@ -43,7 +43,7 @@ func (m *Monitor) onPodStatus(topic string, payload []byte) {
 	if !ok || topic != mqtt.PodStatusTopic(node) {
 		return
 	}
-	r, err := mqtt.DecodePodStatus(payload)
+	r, hashes, err := mqtt.DecodePodStatusHashed(payload)
 	if err == nil && r.Node != node {
 		err = fmt.Errorf("node: got %q, want %q (the topic's node)", r.Node, node)
 	}
@@ -52,21 +52,29 @@ func (m *Monitor) onPodStatus(topic string, payload []byte) {
 		return
 	}
 	m.counters.podReports.Add(1)
-	for _, k := range m.notePods(node, r.Pods) {
+	for _, k := range m.notePods(node, r.Pods, hashes) {
 		m.queue.Add(podQueueKey(k))
 	}
 }
 
 // notePods remembers each reported status and returns the pods whose
-// status differs from the last report about them.
-func (m *Monitor) notePods(node string, pods []mqtt.PodStatusEntry) []podKey {
+// status differs from the last report about them. hashes, when not nil,
+// are the statuses' hashes as the decoder gave them (a repeat sent with
+// the same bytes has the same hash); otherwise each status is hashed here.
+func (m *Monitor) notePods(node string, pods []mqtt.PodStatusEntry, hashes []uint64) []podKey {
 	now := m.cfg.Now()
+	if hashes == nil {
+		hashes = make([]uint64, len(pods))
+		for i := range pods {
+			hashes[i] = hashStatus(&pods[i].Status)
+		}
+	}
 	var changed []podKey
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range pods {
 		p := &pods[i]
-		key, h := podKey{p.Namespace, p.Name}, hashStatus(&p.Status)
+		key, h := podKey{p.Namespace, p.Name}, hashes[i]
 		ps := m.pods[key]
 		if ps != nil && ps.uid == p.UID && ps.node == node && ps.hash == h && ps.finished == p.Finished {
 			ps.seen = now
