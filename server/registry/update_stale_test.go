@@ -1,0 +1,83 @@
+package registry
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/bramble-edge/bramble/api"
+)
+
+// TestUpdateOverStaleCacheAnswersAsBefore: with the cache held at an older
+// revision than the store's, every update is answered as from the stored
+// object: a resourceVersion the cache holds but the store has passed gets
+// 409, the store's current one succeeds, an unconditional write keeps
+// what the cache has not seen; the cache's object is left alone.
+func TestUpdateOverStaleCacheAnswersAsBefore(t *testing.T) {
+	ctx, r, g, cache := gatedRegistry(t, false)
+	createCachedPod(t, ctx, r, cache, "p")
+	old := storedPod(t, ctx, r, "p")
+	old.Labels = map[string]string{"v": "1"}
+	first, err := r.Update(ctx, podsResource, "default", "p", "", old, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCached(t, ctx, r, first)
+	g.freeze(t)
+	direct := storedPod(t, ctx, r, "p") // written behind the registry's and the cache's back
+	direct.Labels["direct"] = "yes"
+	writeDirect(t, r, direct)
+	inf, _ := cache.Serves(podsResource)
+	held, _ := inf.Get("default", "p")
+	before := held.DeepCopyObject()
+
+	stale := first.DeepCopyObject().(*corev1.Pod)
+	stale.Labels["v"] = "2"
+	if _, err := r.Update(ctx, podsResource, "default", "p", "", stale, false); !apierrors.IsConflict(err) {
+		t.Fatalf("update at the cache's (stale) resourceVersion: got %v, want a conflict", err)
+	}
+	fresh := storedPod(t, ctx, r, "p")
+	fresh.Labels["v"] = "3"
+	if _, err := r.Update(ctx, podsResource, "default", "p", "", fresh, false); err != nil {
+		t.Fatalf("update at the store's resourceVersion, newer than the cache's: %v", err)
+	}
+	setPhaseNoWait(t, r, corev1.PodRunning)
+	got := storedPod(t, ctx, r, "p")
+	if got.Labels["direct"] != "yes" || got.Labels["v"] != "3" || got.Status.Phase != corev1.PodRunning {
+		t.Errorf("stored pod: labels %v, phase %s; want direct=yes, v=3, Running", got.Labels, got.Status.Phase)
+	}
+	if now, _ := inf.Get("default", "p"); now != held || !equality.Semantic.DeepEqual(before, held) {
+		t.Errorf("the cache's pod changed while it was stale: %+v, want %+v", held, before)
+	}
+}
+
+// writeDirect writes pod over its stored revision straight to the store.
+func writeDirect(t *testing.T, r *Registry, pod *corev1.Pod) {
+	t.Helper()
+	rev, err := ParseResourceVersion(pod.ResourceVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := encodeStored(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.store.Update(t.Context(), podsResource.Key("default", pod.Name), data, rev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setPhaseNoWait is setPhase for a cache that is held.
+func setPhaseNoWait(t *testing.T, r *Registry, phase corev1.PodPhase) {
+	t.Helper()
+	_, err := r.Mutate(t.Context(), Mutation{Resource: podsResource, Namespace: "default", Name: "p", Subresource: "status",
+		Mutate: func(cur api.Object) (api.Object, error) {
+			cur.(*corev1.Pod).Status.Phase = phase
+			return cur, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
