@@ -1,13 +1,16 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
@@ -153,5 +156,50 @@ func TestUpdateFromCacheReadsNoStore(t *testing.T) {
 	if got := storedPod(t, ctx, r, "p"); got.Status.Message != "two" || got.ResourceVersion != second.ResourceVersion {
 		t.Errorf("after a no-op and a dry run: stored message %q at %s, want two at %s",
 			got.Status.Message, got.ResourceVersion, second.ResourceVersion)
+	}
+}
+
+// TestSecretUpdateFromCacheStaysSealed: Secrets are stored encrypted; an
+// update from the cache's (decrypted) Secret reads nothing from the store,
+// is written through the encryption like any other, and reads back.
+func TestSecretUpdateFromCacheStaysSealed(t *testing.T) {
+	ctx, r, g, _ := gatedRegistry(t, true)
+	secrets := api.MustLookup("", "v1", "secrets")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "default"},
+		Data: map[string][]byte{"k": []byte("plain-one")}}
+	if _, err := r.Create(ctx, secrets, "default", secret, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setData := func(v string) api.Object {
+		out, err := r.Mutate(ctx, Mutation{Resource: secrets, Namespace: "default", Name: "s",
+			Mutate: func(cur api.Object) (api.Object, error) {
+				cur.(*corev1.Secret).Data["k"] = []byte(v)
+				return cur, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitCached(t, ctx, r, out)
+		return out
+	}
+	setData("plain-two")
+	g.gets.Store(0)
+	setData("plain-three")
+	if n := g.gets.Load(); n != 0 {
+		t.Errorf("a Secret update from the cache read the store %d times, want 0", n)
+	}
+	raw, err := g.Store.Get(ctx, secrets.Key("default", "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw.Value, []byte(base64.StdEncoding.EncodeToString([]byte("plain-three")))) || bytes.Contains(raw.Value, []byte("plain")) {
+		t.Errorf("the stored Secret holds its data in clear: %q", raw.Value)
+	}
+	got, err := r.Get(ctx, secrets, "default", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := string(got.(*corev1.Secret).Data["k"]); v != "plain-three" {
+		t.Errorf("Secret read back: k=%q, want plain-three", v)
 	}
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -79,5 +80,38 @@ func setPhaseNoWait(t *testing.T, r *Registry, phase corev1.PodPhase) {
 		}})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCustomObjectUpdatesThroughCache: a custom kind's objects (unstructured)
+// update as before with a cache in place: a spec write bumps the
+// generation and keeps the status, a stale resourceVersion gets 409.
+func TestCustomObjectUpdatesThroughCache(t *testing.T) {
+	ctx, r, _, _ := gatedRegistry(t, false)
+	res := createWidgetCRD(t, r)
+	obj, _ := decodeWidget(t, res, widgetBody)
+	created, err := r.Create(ctx, res, "default", obj, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := decodeWidget(t, res, `{"metadata":{"name":"w1","namespace":"default"},"spec":{"size":9},"status":{"phase":"Ready"}}`)
+	w, err := r.Update(ctx, res, "default", "w1", "status", st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCached(t, ctx, r, w)
+	for size := 4; size <= 5; size++ {
+		spec, _ := decodeWidget(t, res, fmt.Sprintf(`{"metadata":{"name":"w1","namespace":"default"},"spec":{"size":%d}}`, size))
+		if w, err = r.Update(ctx, res, "default", "w1", "", spec, false); err != nil {
+			t.Fatal(err)
+		}
+		waitCached(t, ctx, r, w)
+	}
+	if w.GetGeneration() != 3 || nested(t, w, "status", "phase") != `"Ready"` || nested(t, w, "spec", "size") != "5" {
+		t.Fatalf("after two spec writes: generation %d, %s %s; want 3, size 5, Ready", w.GetGeneration(), nested(t, w, "spec"), nested(t, w, "status"))
+	}
+	stale, _ := decodeWidget(t, res, `{"metadata":{"name":"w1","namespace":"default","resourceVersion":"`+created.GetResourceVersion()+`"},"spec":{"size":6}}`)
+	if _, err := r.Update(ctx, res, "default", "w1", "", stale, false); !apierrors.IsConflict(err) {
+		t.Fatalf("custom object at a stale resourceVersion: got %v, want a conflict", err)
 	}
 }
