@@ -94,6 +94,11 @@ func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
 		if err != nil {
 			return nil, StoreError(err, m.Resource, m.Name)
 		}
+		if checkShared {
+			if held, _ := r.cachedShared(m.Resource, m.Namespace, m.Name); held == cur {
+				guardAnswer(out, cur)
+			}
+		}
 		return out, nil
 	}
 }

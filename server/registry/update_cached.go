@@ -53,6 +53,7 @@ func (r *Registry) mutateCached(ctx context.Context, m *Mutation, admit func(nex
 		return nil, true, StoreError(err, m.Resource, m.Name)
 	}
 	out, err := r.updated(ctx, m, next, key, rev, newRev, data)
+	guardAnswer(out, cur)
 	return out, true, err
 }
 

@@ -2,11 +2,13 @@ package registry
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
 )
@@ -114,4 +116,61 @@ func TestCustomObjectUpdatesThroughCache(t *testing.T) {
 	if _, err := r.Update(ctx, res, "default", "w1", "", stale, false); !apierrors.IsConflict(err) {
 		t.Fatalf("custom object at a stale resourceVersion: got %v, want a conflict", err)
 	}
+}
+
+// TestUpdateAnswerSharesNothingWithCache: the answer of an update made over
+// the cache's object is the caller's to change, as a Get's is: no map,
+// slice or pointer of it is the cache's (managedFields the request left
+// out, the deletion timestamp are carried over from the stored object).
+func TestUpdateAnswerSharesNothingWithCache(t *testing.T) {
+	ctx, r, g, _ := gatedRegistry(t, false)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", Finalizers: []string{"example.com/keep"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+	if _, err := r.Create(ctx, podsResource, "default", pod, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := r.Delete(ctx, podsResource, "default", "p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCached(t, ctx, r, deleted)
+	first := setMessage(t, ctx, r, "one", false)
+	inf, _ := r.cache.Serves(podsResource)
+	held, _ := inf.Get("default", "p")
+	if held.GetResourceVersion() != first.ResourceVersion || len(held.GetManagedFields()) == 0 || held.GetDeletionTimestamp() == nil {
+		t.Fatalf("cached pod at %s with managedFields %v, deletionTimestamp %v; want %s, both set",
+			held.GetResourceVersion(), held.GetManagedFields(), held.GetDeletionTimestamp(), first.ResourceVersion)
+	}
+	next := first.DeepCopy()
+	next.ManagedFields, next.Labels = nil, map[string]string{"v": "2"}
+	g.gets.Store(0)
+	out, err := r.Update(ctx, podsResource, "default", "p", "", next, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := g.gets.Load(); n != 0 {
+		t.Fatalf("the update read the store %d times, want 0 (from the cache)", n)
+	}
+	if len(out.GetManagedFields()) == 0 {
+		t.Fatal("the answer lost the stored managedFields")
+	}
+	if path := sharedPath(out, held); path != "" {
+		t.Errorf("the answer shares %s with the cache's pod", path)
+	}
+}
+
+// sharedPath is the path of a map, slice or pointer of a that b holds too;
+// "" when none.
+func sharedPath(a, b any) (found string) {
+	refs := map[uintptr]bool{}
+	walkRefs(reflect.ValueOf(b), "", func(p uintptr, _ string) bool { refs[p] = true; return false })
+	walkRefs(reflect.ValueOf(a), "", func(p uintptr, path string) bool {
+		if refs[p] && found == "" {
+			found = path
+		}
+		return found != ""
+	})
+	return found
 }
