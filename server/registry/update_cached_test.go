@@ -49,8 +49,7 @@ func (g *gatedStore) forward(ctx context.Context, in <-chan []datastore.Event) <
 	go func() {
 		defer close(out)
 		for batch := range in {
-			g.gate.RLock()
-			g.gate.RUnlock()
+			g.waitOpen()
 			select {
 			case out <- batch:
 			case <-ctx.Done():
@@ -59,6 +58,12 @@ func (g *gatedStore) forward(ctx context.Context, in <-chan []datastore.Event) <
 		}
 	}()
 	return out
+}
+
+// waitOpen returns once the gate is not held by freeze.
+func (g *gatedStore) waitOpen() {
+	g.gate.RLock()
+	defer g.gate.RUnlock()
 }
 
 // freeze holds the cache's feed until the test ends.
