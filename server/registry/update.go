@@ -169,7 +169,9 @@ func (r *Registry) storeUpdate(ctx context.Context, m Mutation, next api.Object,
 // prev, which made revision rev: the fingerprint noted, and an object being
 // deleted whose last finalizer just went removed.
 func (r *Registry) updated(ctx context.Context, m *Mutation, next api.Object, key string, prev, rev int64, data []byte) (api.Object, error) {
-	r.sums.note(key, prev, rev, data)
+	if r.cache != nil { // only mutateCached reads the fingerprints
+		r.sums.note(key, prev, rev, data)
+	}
 	next.SetResourceVersion(FormatResourceVersion(rev))
 	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 && !waitsForGrace(next) {
 		return r.finishDeletion(ctx, m.Resource, next, rev)
