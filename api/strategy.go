@@ -140,9 +140,20 @@ func keepServerMeta(obj, old Object) {
 		obj.SetCreationTimestamp(ts)
 	}
 	if old.GetDeletionTimestamp() != nil {
-		obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
-		obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+		KeepDeletion(obj, old)
 	}
+}
+
+// KeepDeletion sets obj's deletion timestamp and grace period to copies of
+// old's: old may be an object others hold (the shared cache's).
+func KeepDeletion(obj, old Object) {
+	obj.SetDeletionTimestamp(old.GetDeletionTimestamp().DeepCopy())
+	var grace *int64
+	if g := old.GetDeletionGracePeriodSeconds(); g != nil {
+		grace = new(int64)
+		*grace = *g
+	}
+	obj.SetDeletionGracePeriodSeconds(grace)
 }
 
 // contentChanged reports a change of what metadata.generation counts.

@@ -36,13 +36,15 @@ func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding)
 	if err != nil {
 		return false, nil
 	}
-	_, err = r.store.Update(ctx, podsResource.Key(ns, b.Name), data, rev)
+	key := podsResource.Key(ns, b.Name)
+	newRev, err := r.store.Update(ctx, key, data, rev)
 	switch {
 	case errors.Is(err, datastore.ErrConflict) || errors.Is(err, datastore.ErrNotFound):
 		return false, nil
 	case err != nil:
 		return true, StoreError(err, podsResource, b.Name)
 	}
+	r.sums.note(key, rev, newRev, data)
 	return true, nil
 }
 

@@ -100,6 +100,7 @@ func (r *Registry) storeDelete(ctx context.Context, cur api.Object, kv *datastor
 	if err != nil {
 		return nil, err
 	}
+	r.sums.forget(kv.ModRevision)
 	cur.SetResourceVersion(FormatResourceVersion(rev))
 	return cur, nil
 }
@@ -135,6 +136,7 @@ func (r *Registry) storeMarked(ctx context.Context, cur api.Object, kv *datastor
 	if err != nil {
 		return nil, err
 	}
+	r.sums.note(kv.Key, kv.ModRevision, rev, data)
 	cur.SetResourceVersion(FormatResourceVersion(rev))
 	return cur, nil
 }
@@ -152,6 +154,7 @@ func (r *Registry) finishDeletion(ctx context.Context, res *api.Resource, obj ap
 	case err != nil:
 		return nil, StoreError(err, res, obj.GetName())
 	}
+	r.sums.forget(rev)
 	obj.SetResourceVersion(FormatResourceVersion(delRev))
 	r.afterRemoval(ctx, res, obj)
 	return obj, nil

@@ -47,12 +47,24 @@ func keepUpdateFields(obj, old api.Object) {
 		obj.SetUID(old.GetUID())
 	}
 	obj.SetCreationTimestamp(old.GetCreationTimestamp())
-	obj.SetDeletionTimestamp(old.GetDeletionTimestamp())
-	obj.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+	api.KeepDeletion(obj, old)
 	obj.SetGeneration(old.GetGeneration())
 	if obj.GetManagedFields() == nil || managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
-		obj.SetManagedFields(old.GetManagedFields())
+		obj.SetManagedFields(copyManagedFields(old.GetManagedFields()))
 	}
+}
+
+// copyManagedFields is a deep copy of fields: old may be the shared
+// cache's object, which the written object must not share.
+func copyManagedFields(fields []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	if fields == nil {
+		return nil
+	}
+	out := make([]metav1.ManagedFieldsEntry, len(fields))
+	for i := range fields {
+		fields[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 // newUID returns a random (version 4) UUID.

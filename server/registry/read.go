@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,15 +131,8 @@ func decodeStored(res *api.Resource, kv *datastore.KeyValue) (api.Object, error)
 // the server starts, and the cache starts with it), so a key and a
 // revision name one stored value.
 func (r *Registry) cachedCopy(res *api.Resource, ns, name string, rev int64) api.Object {
-	if r.cache == nil {
-		return nil
-	}
-	inf, ok := r.cache.Serves(res)
-	if !ok {
-		return nil
-	}
-	obj, ok := inf.Get(ns, name)
-	if !ok || obj.GetResourceVersion() != strconv.FormatInt(rev, 10) {
+	obj, at := r.cachedShared(res, ns, name)
+	if obj == nil || at != rev {
 		return nil
 	}
 	return obj.DeepCopyObject().(api.Object)

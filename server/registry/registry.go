@@ -50,6 +50,8 @@ type Registry struct {
 	maxBytes int64
 	kinds    *Kinds
 	cache    *informer.Cache
+	// sums fingerprints what this registry wrote, for mutateCached.
+	sums *writeSums
 
 	admitters []Admitter
 
@@ -65,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, errors.New("new registry: Store is required")
 	}
 	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
-		kinds: newKinds(), cache: cfg.Cache, fieldManagers: map[string]fieldManagerEntry{}}
+		kinds: newKinds(), cache: cfg.Cache, sums: newWriteSums(), fieldManagers: map[string]fieldManagerEntry{}}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

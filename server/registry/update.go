@@ -67,37 +67,24 @@ func checkIdentity(res *api.Resource, ns, name string, obj api.Object) error {
 // Mutate reads the object, applies m.Mutate, checks the resourceVersion
 // precondition the result carries, admits and stores it. A write that
 // loses a race is retried from a fresh read; with a precondition that read
-// then fails it with 409.
+// then fails it with 409. It first tries the shared cache's object
+// (mutateCached), which settles most writes with no datastore read.
 func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
 	admit := m.admit
 	if admit == nil && !m.skipAdmission {
 		admit = admitUpdate(m.Resource, m.Subresource)
 	}
+	if out, done, err := r.mutateCached(ctx, &m, admit); done {
+		return out, err
+	}
 	for attempt := 1; ; attempt++ {
-		cur, kv, err := r.load(ctx, m.Resource, m.Namespace, m.Name)
+		cur, kv, err := r.loadShared(ctx, m.Resource, m.Namespace, m.Name)
 		if err != nil {
 			return nil, err
 		}
-		next, err := m.desired(cur)
+		next, release, err := r.prepare(ctx, &m, admit, cur)
 		if err != nil {
 			return nil, err
-		}
-		if err := checkPrecondition(m.Resource, next, cur); err != nil {
-			return nil, err
-		}
-		next.SetResourceVersion(cur.GetResourceVersion()) // unconditional updates write over cur
-		release := func(bool) {}
-		if admit != nil {
-			if err := admit(next, cur); err != nil {
-				return nil, err
-			}
-		}
-		if admit != nil && m.admit == nil {
-			release, err = r.runAdmitters(ctx, &Attributes{Resource: m.Resource, Subresource: m.Subresource,
-				Object: next, Old: cur, DryRun: m.DryRun})
-			if err != nil {
-				return nil, err
-			}
 		}
 		out, err := r.storeUpdate(ctx, m, next, kv)
 		release(err == nil && !m.DryRun)
@@ -107,8 +94,42 @@ func (r *Registry) Mutate(ctx context.Context, m Mutation) (api.Object, error) {
 		if err != nil {
 			return nil, StoreError(err, m.Resource, m.Name)
 		}
+		if checkShared {
+			if held, _ := r.cachedShared(m.Resource, m.Namespace, m.Name); held == cur {
+				guardAnswer(out, cur)
+			}
+		}
 		return out, nil
 	}
+}
+
+// prepare is the object m wants written over cur, which it only reads:
+// desired, the precondition, admission. release ends the admitters'
+// reservations (kept when the write is done).
+func (r *Registry) prepare(ctx context.Context, m *Mutation, admit func(next, cur api.Object) error, cur api.Object) (next api.Object, release func(bool), err error) {
+	defer guardShared(cur)()
+	if next, err = m.desired(cur); err != nil {
+		return nil, nil, err
+	}
+	if err := checkPrecondition(m.Resource, next, cur); err != nil {
+		return nil, nil, err
+	}
+	next.SetResourceVersion(cur.GetResourceVersion()) // unconditional updates write over cur
+	release = func(bool) {}
+	if admit == nil {
+		return next, release, nil
+	}
+	if err := admit(next, cur); err != nil {
+		return nil, nil, err
+	}
+	if m.admit == nil {
+		release, err = r.runAdmitters(ctx, &Attributes{Resource: m.Resource, Subresource: m.Subresource,
+			Object: next, Old: cur, DryRun: m.DryRun})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return next, release, nil
 }
 
 // checkPrecondition: a resourceVersion in the new object must be the
@@ -140,6 +161,16 @@ func (r *Registry) storeUpdate(ctx context.Context, m Mutation, next api.Object,
 	rev, err := r.store.Update(ctx, kv.Key, data, kv.ModRevision)
 	if err != nil {
 		return nil, err
+	}
+	return r.updated(ctx, &m, next, kv.Key, kv.ModRevision, rev, data)
+}
+
+// updated finishes a write of data, next's encoding, over key's value at
+// prev, which made revision rev: the fingerprint noted, and an object being
+// deleted whose last finalizer just went removed.
+func (r *Registry) updated(ctx context.Context, m *Mutation, next api.Object, key string, prev, rev int64, data []byte) (api.Object, error) {
+	if r.cache != nil { // only mutateCached reads the fingerprints
+		r.sums.note(key, prev, rev, data)
 	}
 	next.SetResourceVersion(FormatResourceVersion(rev))
 	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 && !waitsForGrace(next) {

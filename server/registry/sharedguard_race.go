@@ -1,0 +1,6 @@
+//go:build race
+
+package registry
+
+// checkShared: see guardShared.
+const checkShared = true
