@@ -106,7 +106,7 @@ func (r *Registry) checkNamespaceOpen(ctx context.Context, res *api.Resource, ob
 	if !res.Namespaced {
 		return nil
 	}
-	ns, ok := r.cachedNamespace(ctx, obj.GetNamespace())
+	ns, ok := r.cachedNamespace(obj.GetNamespace())
 	if !ok {
 		nsObj, _, err := r.load(ctx, namespacesResource, "", obj.GetNamespace())
 		if err != nil {

@@ -28,7 +28,7 @@ func TestCreateRightAfterNamespaceDeleteIsRefused(t *testing.T) {
 		if err := cache.WaitForRevision(ctx, cur); err != nil {
 			t.Fatal(err)
 		}
-		if ns, ok := r.cachedNamespace(ctx, name); !ok || ns.Name != name {
+		if ns, ok := r.cachedNamespace(name); !ok || ns.Name != name {
 			t.Fatalf("namespace %s with the cache caught up: got %v, %v from the cache", name, ns, ok)
 		}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: name}}
@@ -43,7 +43,40 @@ func TestCreateRightAfterNamespaceDeleteIsRefused(t *testing.T) {
 			t.Fatalf("create right after deleting namespace %s: got %v, want 403 (being terminated) or 404", name, err)
 		}
 	}
-	if _, ok := r.cachedNamespace(ctx, "never-made"); ok {
+	if _, ok := r.cachedNamespace("never-made"); ok {
 		t.Error("a namespace nobody made: the cache answered; want the datastore's NotFound")
+	}
+}
+
+// TestNamespaceCheckFollowsNamespaceWritesOnly: with the cache held back
+// on everything written after its namespace, a create's namespace check
+// is still answered from the cache (no datastore read); once the
+// namespace itself is deleted behind the held cache, the check reads the
+// datastore and the create is refused.
+func TestNamespaceCheckFollowsNamespaceWritesOnly(t *testing.T) {
+	ctx, r, g, _ := gatedRegistry(t, false)
+	ns, err := r.Create(ctx, namespacesResource, "", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "held"}}, WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCached(t, ctx, r, ns)
+	g.freeze(t)
+	cms := api.MustLookup("", "v1", "configmaps")
+	for i := range 3 {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i), Namespace: "held"}}
+		before := g.gets.Load()
+		if _, err := r.Create(ctx, cms, "held", cm, WriteOptions{}); err != nil {
+			t.Fatalf("create %d behind a held cache: %v", i, err)
+		}
+		if n := g.gets.Load() - before; n != 0 {
+			t.Errorf("create %d behind a cache current on namespaces: %d datastore reads, want 0", i, n)
+		}
+	}
+	if _, err := r.Delete(ctx, namespacesResource, "", "held", nil); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "late", Namespace: "held"}}
+	if _, err := r.Create(ctx, cms, "held", cm, WriteOptions{}); !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
+		t.Fatalf("create after its namespace was deleted behind a held cache: got %v, want 403 or 404", err)
 	}
 }

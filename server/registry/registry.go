@@ -19,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bramble-edge/bramble/datastore"
@@ -44,7 +45,11 @@ type Config struct {
 
 // Registry admits and stores objects for every caller.
 type Registry struct {
+	// store is the datastore as given, with namespace writes noted in
+	// nsRev (nsWrites); raw is the datastore as given, for Store().
 	store    datastore.Store
+	raw      datastore.Store
+	nsRev    atomic.Int64
 	log      *slog.Logger
 	now      func() time.Time
 	maxBytes int64
@@ -66,8 +71,14 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("new registry: Store is required")
 	}
-	r := &Registry{store: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
+	r := &Registry{raw: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
 		kinds: newKinds(), cache: cfg.Cache, sums: newWriteSums(), fieldManagers: map[string]fieldManagerEntry{}}
+	r.store = newNSWrites(cfg.Store, &r.nsRev)
+	start, err := cfg.Store.CurrentRevision(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("new registry: %w", err)
+	}
+	r.nsRev.Store(start) // the cache must have applied what was written before this process
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -91,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 }
 
 // Store is the datastore the registry writes to (watches read it directly).
-func (r *Registry) Store() datastore.Store { return r.store }
+func (r *Registry) Store() datastore.Store { return r.raw }
 
 // Now is the registry's clock.
 func (r *Registry) Now() time.Time { return r.now() }
