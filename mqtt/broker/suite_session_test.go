@@ -59,21 +59,67 @@ func testNodeGetsUpdatesInOrder(t *testing.T, env *brokerEnv) {
 	}
 }
 
+// testOfflineNodeCatchesUp: QoS 1 messages published while the node's
+// persistent session is offline reach it when it reconnects. (In any
+// order: mochi resends a session's in-flight messages sorted by the second
+// they were made in, not by packet ID.)
 func testOfflineNodeCatchesUp(t *testing.T, env *brokerEnv) {
 	node := uniq("pi-off")
-	o := persistentOptions(t, env, node, newInbox())
-	nodeSession(t, env, node, o).Disconnect(0)
+	nodeSession(t, env, node, persistentOptions(t, env, node, newInbox())).Disconnect(0)
 	env.settle(t, node)
+	topic := mqtt.DesiredTopic(node)
+	var want []string
 	for _, p := range []string{"rev-1", "rev-2", "rev-3"} {
-		busPublish(t, env.bus, mqtt.DesiredTopic(node), 1, p)
+		busPublish(t, env.bus, topic, 1, p)
+		want = append(want, topic+" "+p)
 	}
 	in := newInbox()
-	o = persistentOptions(t, env, node, in)
-	mustDial(t, o) // the session's subscription is still there
-	topic := mqtt.DesiredTopic(node)
-	want := []string{topic + " rev-1", topic + " rev-2", topic + " rev-3"}
-	if got := in.waitFor(t, want[2]); !slices.Equal(got, want) {
-		t.Fatalf("node received after reconnect %q, want %q", got, want)
+	mustDial(t, persistentOptions(t, env, node, in)) // the session's subscription is still there
+	only(t, "node received after reconnect", waitAll(t, in, want...), want...)
+}
+
+// waitAll waits until in holds every one of msgs and returns all it holds.
+func waitAll(t *testing.T, in *inbox, msgs ...string) []string {
+	t.Helper()
+	var got []string
+	for _, m := range msgs {
+		got = in.waitFor(t, m)
+	}
+	return got
+}
+
+// held collects messages a client with manual acknowledgements received.
+type held struct {
+	mu   sync.Mutex
+	msgs []paho.Message
+}
+
+func (h *held) add(_ paho.Client, m paho.Message) {
+	h.mu.Lock()
+	h.msgs = append(h.msgs, m)
+	h.mu.Unlock()
+}
+
+// wait waits for n messages and returns them as "topic payload".
+func (h *held) wait(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	waitUntil(t, fmt.Sprint(n, " messages"), func() bool { h.mu.Lock(); defer h.mu.Unlock(); return len(h.msgs) >= n })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.msgs {
+		out = append(out, m.Topic()+" "+string(m.Payload()))
+	}
+	return out
+}
+
+// ackAll acknowledges what was received; the PUBACKs go out before a later
+// DISCONNECT (one outbound queue in paho).
+func (h *held) ackAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.msgs {
+		m.Ack()
 	}
 }
 
@@ -83,26 +129,25 @@ func testOfflineNodeCatchesUp(t *testing.T, env *brokerEnv) {
 func testUnackedRedelivered(t *testing.T, env *brokerEnv) {
 	node := uniq("pi-dup")
 	topic := mqtt.DesiredTopic(node)
-	var mu sync.Mutex
-	var held []paho.Message
+	first := &held{}
 	o := persistentOptions(t, env, node, nil).SetAutoAckDisabled(true)
-	o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) { mu.Lock(); held = append(held, m); mu.Unlock() })
-	c := nodeSession(t, env, node, o)
+	c := nodeSession(t, env, node, o.SetDefaultPublishHandler(first.add))
 	busPublish(t, env.bus, topic, 1, "rev-1")
-	waitUntil(t, "rev-1 received", func() bool { mu.Lock(); defer mu.Unlock(); return len(held) == 1 })
+	first.wait(t, 1)
 	c.Disconnect(0) // without acknowledging
 	env.settle(t, node)
 
-	in := newInbox()
-	o = persistentOptions(t, env, node, in)
-	c = mustDial(t, o)
-	only(t, "redelivered", in.waitFor(t, topic+" rev-1"), topic+" rev-1")
+	second := &held{}
+	o = persistentOptions(t, env, node, nil).SetAutoAckDisabled(true)
+	c = mustDial(t, o.SetDefaultPublishHandler(second.add))
+	only(t, "redelivered", second.wait(t, 1), topic+" rev-1")
 	busPublish(t, env.bus, topic, 1, "rev-2")
-	in.waitFor(t, topic+" rev-2")
-	c.Disconnect(250) // both acknowledged by now (auto-ack)
+	only(t, "on the new connection", second.wait(t, 2), topic+" rev-1", topic+" rev-2")
+	second.ackAll()
+	c.Disconnect(250)
 	env.settle(t, node)
 
-	in = newInbox()
+	in := newInbox()
 	mustDial(t, persistentOptions(t, env, node, in))
 	busPublish(t, env.bus, topic, 1, "end")
 	only(t, "after acknowledging", in.waitFor(t, topic+" end"), topic+" end")
