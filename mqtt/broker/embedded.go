@@ -106,7 +106,7 @@ func New(cfg Config) (*Broker, error) {
 	if err := server.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt broker: add auth hook: %w", err)
 	}
-	rts := &routes{}
+	rts := &routes{topics: server.Topics}
 	if err := server.AddHook(&routeHook{routes: rts}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt broker: add route hook: %w", err)
 	}

@@ -34,9 +34,9 @@ func (b *Broker) publishToNode(topic string, qos byte, retained bool, payload []
 	if _, ok := mqtt.NodeOfTopic(topic); !ok {
 		return false
 	}
-	rt := b.routes.lookup(topic, b.resolveRoute)
+	rt := b.routes.lookup(topic)
 	switch rt.kind {
-	case viaMochi:
+	case viaMochi, toServer:
 		return false
 	case toNobody:
 		b.countInjected()

@@ -57,6 +57,7 @@ func session(b *Broker, clientID, identityKey, filter string) (*mochi.Client, *s
 	cl := b.server.NewClient(conn, "test", clientID, false)
 	cl.Properties.ProtocolVersion = 4
 	cl.Properties.Username = []byte(identityKey)
+	cl.State.Inflight.ResetReceiveQuota(int32(b.server.Options.Capabilities.ReceiveMaximum)) // as ParseConnect does
 	sub := packets.Subscription{Filter: filter, Qos: 1}
 	b.server.Clients.Add(cl)
 	b.server.Topics.Subscribe(clientID, sub)

@@ -2,6 +2,9 @@ package broker
 
 import (
 	"bytes"
+	"cmp"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -21,13 +24,16 @@ const (
 	toNobody
 	// toClient: exactly one network client's subscriptions match.
 	toClient
+	// toServer: only the server's own (inline) subscriptions match.
+	toServer
 )
 
 // route is mochi's answer to "who subscribes to this topic", kept.
 type route struct {
 	kind   routeKind
-	client string // toClient: the client ID
-	qos    byte   // toClient: the highest QoS of its matching subscriptions
+	client string                     // toClient: the client ID
+	qos    byte                       // toClient: the highest QoS of its matching subscriptions
+	inline []mochi.InlineSubscription // toServer: the matching ones, by ID
 }
 
 // routes memoises mochi's subscriber lookup for the topics the server
@@ -39,7 +45,8 @@ type route struct {
 // moves on, so it holds at most the topics published since the last
 // subscription change (one entry, ~150 bytes, per node topic).
 type routes struct {
-	gen atomic.Uint64
+	topics *mochi.TopicsIndex
+	gen    atomic.Uint64
 
 	mu      sync.RWMutex
 	at      uint64 // the generation byTopic was filled in
@@ -47,8 +54,8 @@ type routes struct {
 }
 
 // lookup returns the route of topic, from the table when it is current,
-// else from resolve (which must read mochi's index after lookup read gen).
-func (r *routes) lookup(topic string, resolve func(string) route) route {
+// else from mochi's index (read after gen was).
+func (r *routes) lookup(topic string) route {
 	g := r.gen.Load()
 	r.mu.RLock()
 	rt, ok := r.byTopic[topic]
@@ -57,7 +64,7 @@ func (r *routes) lookup(topic string, resolve func(string) route) route {
 	if ok {
 		return rt
 	}
-	rt = resolve(topic)
+	rt = r.resolve(topic)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.gen.Load() != g { // a subscription changed while resolving: use, do not keep
@@ -70,10 +77,18 @@ func (r *routes) lookup(topic string, resolve func(string) route) route {
 	return rt
 }
 
-// resolveRoute asks mochi's topic index who subscribes to topic.
-func (b *Broker) resolveRoute(topic string) route {
-	s := b.server.Topics.Subscribers(topic)
-	if len(s.Shared) > 0 || len(s.InlineSubscriptions) > 0 || len(s.Subscriptions) > 1 {
+// resolve asks mochi's topic index who subscribes to topic.
+func (r *routes) resolve(topic string) route {
+	s := r.topics.Subscribers(topic)
+	switch {
+	case len(s.Shared) > 0:
+		return route{kind: viaMochi}
+	case len(s.Subscriptions) == 0 && len(s.InlineSubscriptions) > 0:
+		inline := slices.SortedFunc(maps.Values(s.InlineSubscriptions), func(a, b mochi.InlineSubscription) int {
+			return cmp.Compare(a.Identifier, b.Identifier)
+		})
+		return route{kind: toServer, inline: inline}
+	case len(s.InlineSubscriptions) > 0 || len(s.Subscriptions) > 1:
 		return route{kind: viaMochi}
 	}
 	for id, sub := range s.Subscriptions {
@@ -93,7 +108,7 @@ type routeHook struct {
 func (h *routeHook) ID() string { return "bramble-routes" }
 
 func (h *routeHook) Provides(b byte) bool {
-	return bytes.IndexByte([]byte{mochi.OnSubscribe, mochi.OnSubscribed, mochi.OnUnsubscribe, mochi.OnUnsubscribed,
+	return bytes.IndexByte([]byte{mochi.OnPublish, mochi.OnSubscribe, mochi.OnSubscribed, mochi.OnUnsubscribe, mochi.OnUnsubscribed,
 		mochi.OnSessionEstablish, mochi.OnSessionEstablished, mochi.OnDisconnect, mochi.OnClientExpired}, b) >= 0
 }
 
