@@ -81,3 +81,19 @@ func TestNodePublishAllocations(t *testing.T) {
 		t.Fatalf("%.1f allocations per publish, want <= 4", allocs)
 	}
 }
+
+// TestRoutesShareServerSubscriptionLists: the routes of topics with the
+// same server subscriptions hold one list between them, not one each.
+func TestRoutesShareServerSubscriptionLists(t *testing.T) {
+	b := bareBroker(t)
+	if err := b.Bus().Subscribe(mqtt.Prefix+"/nodes/+/status", 0, func(string, []byte) {}); err != nil {
+		t.Fatal(err)
+	}
+	one, two := b.routes.lookup(mqtt.StatusTopic("pi-1")), b.routes.lookup(mqtt.StatusTopic("pi-2"))
+	if one.kind != toServer || two.kind != toServer || len(one.inline) != 1 || len(two.inline) != 1 {
+		t.Fatalf("routes %+v and %+v, want one server subscription each", one, two)
+	}
+	if &one.inline[0] != &two.inline[0] {
+		t.Fatal("two topics with the same server subscription hold a list each")
+	}
+}

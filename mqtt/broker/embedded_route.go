@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -43,7 +44,8 @@ type route struct {
 // after it changes its topic index), and a lookup made in an older
 // generation is never used again: the whole table is dropped when gen
 // moves on, so it holds at most the topics published since the last
-// subscription change (one entry, ~150 bytes, per node topic).
+// subscription change (one entry, ~100 bytes, per node topic; the lists
+// of server subscriptions are shared by the topics they match alike).
 type routes struct {
 	topics *mochi.TopicsIndex
 	gen    atomic.Uint64
@@ -51,6 +53,7 @@ type routes struct {
 	mu      sync.RWMutex
 	at      uint64 // the generation byTopic was filled in
 	byTopic map[string]route
+	lists   map[string][]mochi.InlineSubscription // by their IDs and filters
 }
 
 // lookup returns the route of topic, from the table when it is current,
@@ -71,10 +74,28 @@ func (r *routes) lookup(topic string) route {
 		return rt
 	}
 	if r.at != g || r.byTopic == nil {
-		r.byTopic, r.at = map[string]route{}, g
+		r.byTopic, r.lists, r.at = map[string]route{}, map[string][]mochi.InlineSubscription{}, g
+	}
+	if rt.kind == toServer {
+		rt.inline = r.shared(rt.inline)
 	}
 	r.byTopic[topic] = rt
 	return rt
+}
+
+// shared returns the list of server subscriptions kept for other topics
+// when it has the same ones as l, else keeps l.
+func (r *routes) shared(l []mochi.InlineSubscription) []mochi.InlineSubscription {
+	var key []byte
+	for _, s := range l {
+		key = strconv.AppendInt(key, int64(s.Identifier), 10)
+		key = append(append(append(key, ' '), s.Filter...), 0)
+	}
+	if kept, ok := r.lists[string(key)]; ok {
+		return kept
+	}
+	r.lists[string(key)] = l
+	return l
 }
 
 // resolve asks mochi's topic index who subscribes to topic.
