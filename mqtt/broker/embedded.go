@@ -82,6 +82,7 @@ type Broker struct {
 	tls      *tls.Config
 	server   *mochi.Server
 	hook     *authHook
+	routes   *routes // who subscribes to each node topic, kept between publishes
 	subID    atomic.Int64
 	listener *tlsListener
 	stopOnce sync.Once
@@ -105,7 +106,11 @@ func New(cfg Config) (*Broker, error) {
 	if err := server.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt broker: add auth hook: %w", err)
 	}
-	return &Broker{cfg: cfg, tls: tlsCfg, server: server, hook: hook}, nil
+	rts := &routes{topics: server.Topics}
+	if err := server.AddHook(&routeHook{routes: rts}, nil); err != nil {
+		return nil, fmt.Errorf("mqtt broker: add route hook: %w", err)
+	}
+	return &Broker{cfg: cfg, tls: tlsCfg, server: server, hook: hook, routes: rts}, nil
 }
 
 // brokerTLS validates the caller's TLS configuration and returns the copy

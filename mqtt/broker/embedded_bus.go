@@ -46,6 +46,9 @@ func (b *inlineBus) Publish(ctx context.Context, topic string, qos byte, retaine
 	if b.isClosed() || b.broker.stopped.Load() {
 		return fmt.Errorf("publish %s: %w", topic, mqtt.ErrBusClosed)
 	}
+	if b.broker.publishToNode(topic, qos, retained, payload) {
+		return nil
+	}
 	if err := b.broker.server.Publish(topic, payload, retained, qos); err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
 	}
