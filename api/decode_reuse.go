@@ -55,7 +55,7 @@ func DecodeStoredReusing(r *Resource, data []byte, rev int64, prev Object, prevS
 	}
 	secs := fingerprint(data, spans)
 	reuse := reusable(secs, prevSecs, prev, t)
-	obj, _, err := DecodeJSON(r, withNulls(data, spans, reuse), false)
+	obj, err := decodeStoredJSON(r, withNulls(data, spans, reuse))
 	if err != nil {
 		return nil, nil, err
 	}
