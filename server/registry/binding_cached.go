@@ -36,7 +36,10 @@ func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding)
 	if err != nil {
 		return false, nil
 	}
-	_, err = r.store.Update(ctx, podsResource.Key(ns, b.Name), data, rev)
+	key := podsResource.Key(ns, b.Name)
+	offered := r.offer(podsResource, key, data, next)
+	rev, err = r.store.Update(ctx, key, data, rev)
+	offered.Written(rev, err)
 	switch {
 	case errors.Is(err, datastore.ErrConflict) || errors.Is(err, datastore.ErrNotFound):
 		return false, nil
