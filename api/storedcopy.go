@@ -7,29 +7,35 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // The registry encodes every object it writes, and the shared cache then
 // decodes that revision's bytes again. StoredCopy gives the cache the
 // registry's object instead, as the decode would have made it: a deep copy
-// built the way the JSON decoder builds an object from what the encoder
-// wrote. What a round trip changes, the copy changes too: empty slices and
-// maps under omitempty become nil, fields the encoder skips are zero, and a
-// value with its own JSON methods (times truncated to seconds, quantities
-// parsed from their canonical form, raw JSON) goes through its MarshalJSON
-// and UnmarshalJSON. What the copy cannot reproduce exactly (interfaces,
-// strings that are not UTF-8, text marshalers, arrays) makes it decline:
-// the caller then decodes the stored bytes as before.
+// (the generated DeepCopy) then changed where a JSON round trip changes a
+// value: empty slices and maps under omitempty become nil, fields the
+// encoder skips become zero, times lose what RFC 3339 does not keep, a
+// pointer to a value written as null (a zero time) becomes nil, and other
+// values with their own JSON methods (Quantity's cached form, IntOrString,
+// FieldsV1) go through their MarshalJSON and UnmarshalJSON. What it cannot
+// reproduce exactly (interfaces, strings that are not UTF-8, text
+// marshalers, arrays, unexported fields) makes it decline: the caller then
+// decodes the stored bytes as before.
 
-// copyPlan copies values of one type; nil copy: the type cannot be copied.
-type copyPlan struct {
-	copy func(dst, src reflect.Value) bool
+// fixer brings one addressable value, owned by the copy, to what a round
+// trip gives; false: it cannot.
+type fixer func(v reflect.Value) bool
+
+// normPlan is a type's fixer: none (nil fix, ok) when a round trip keeps
+// every value of the type as it is; not ok when it cannot be fixed.
+type normPlan struct {
+	fix fixer
+	ok  bool
 }
 
 var (
-	copyPlans   sync.Map // reflect.Type -> *copyPlan
-	copyPlansMu sync.Mutex
+	normPlans   sync.Map // reflect.Type -> *normPlan
+	normPlansMu sync.Mutex
 
 	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
@@ -45,100 +51,86 @@ func StoredCopy(r *Resource, obj Object) (Object, bool) {
 	if r.custom != nil || r.unstructured || r.Storage != nil || r.conv != nil {
 		return nil, false
 	}
-	src := reflect.ValueOf(obj)
-	if src.Kind() != reflect.Pointer || src.IsNil() || src.Type() != reflect.TypeOf(r.New()) {
+	t := reflect.TypeOf(obj)
+	if t != reflect.TypeOf(r.New()) || t.Kind() != reflect.Pointer || reflect.ValueOf(obj).IsNil() {
 		return nil, false
 	}
-	if _, converted := toStorageByType[src.Type()]; converted {
+	if _, converted := toStorageByType[t]; converted {
 		return nil, false
 	}
-	p := planOf(src.Type().Elem())
-	if p.copy == nil {
+	p := normPlanOf(t.Elem())
+	if !p.ok {
 		return nil, false
 	}
-	dst := reflect.New(src.Type().Elem())
-	if !p.copy(dst.Elem(), src.Elem()) {
+	out := obj.DeepCopyObject().(Object)
+	if p.fix != nil && !p.fix(reflect.ValueOf(out).Elem()) {
 		return nil, false
 	}
-	out := dst.Interface().(Object)
 	out.GetObjectKind().SetGroupVersionKind(r.GroupVersionKind())
 	return out, true
 }
 
-// planOf is t's copy plan, built once.
-func planOf(t reflect.Type) *copyPlan {
-	if p, ok := copyPlans.Load(t); ok {
-		return p.(*copyPlan)
+// normPlanOf is t's plan, built once.
+func normPlanOf(t reflect.Type) *normPlan {
+	if p, ok := normPlans.Load(t); ok {
+		return p.(*normPlan)
 	}
-	copyPlansMu.Lock()
-	defer copyPlansMu.Unlock()
-	return buildPlan(t, map[reflect.Type]bool{})
+	normPlansMu.Lock()
+	defer normPlansMu.Unlock()
+	return buildNorm(t, map[reflect.Type]bool{})
 }
 
-// buildPlan makes and stores t's plan; building lists the types being
-// built, whose recursion is not copied (no API type needs it).
-func buildPlan(t reflect.Type, building map[reflect.Type]bool) *copyPlan {
-	if p, ok := copyPlans.Load(t); ok {
-		return p.(*copyPlan)
+// buildNorm makes and stores t's plan; building lists the types being
+// built, whose recursion is declined (no API type needs it).
+func buildNorm(t reflect.Type, building map[reflect.Type]bool) *normPlan {
+	if p, ok := normPlans.Load(t); ok {
+		return p.(*normPlan)
 	}
 	if building[t] {
-		return &copyPlan{}
+		return &normPlan{}
 	}
 	building[t] = true
-	p := &copyPlan{copy: makeCopy(t, building)}
+	fix, ok := makeFixer(t, building)
 	delete(building, t)
-	copyPlans.Store(t, p)
+	p := &normPlan{fix: fix, ok: ok}
+	normPlans.Store(t, p)
 	return p
 }
 
-// makeCopy is the copier of t's values; nil when there can be none.
-func makeCopy(t reflect.Type, building map[reflect.Type]bool) func(dst, src reflect.Value) bool {
+// makeFixer is the fixer of t's values.
+func makeFixer(t reflect.Type, building map[reflect.Type]bool) (fixer, bool) {
 	pt := reflect.PointerTo(t)
+	if f, ok := fixersByType[t]; ok {
+		return f, true
+	}
 	if pt.Implements(jsonMarshaler) || pt.Implements(jsonUnmarshaler) {
-		if pt.Implements(jsonMarshaler) && pt.Implements(jsonUnmarshaler) {
-			return roundTrip
-		}
-		return nil
+		return roundTrip, pt.Implements(jsonMarshaler) && pt.Implements(jsonUnmarshaler)
 	}
 	if pt.Implements(textMarshaler) || pt.Implements(textUnmarshaler) {
-		return nil
+		return nil, false
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return copyScalar
-	case reflect.Uint8:
-		return copyScalar
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return nil, true
 	case reflect.String:
-		return copyString
+		return fixString, true
 	case reflect.Pointer:
-		return pointerCopy(t, building)
+		return pointerFixer(t, building)
 	case reflect.Slice:
-		return sliceCopy(t, building)
+		return sliceFixer(t, building)
 	case reflect.Map:
-		return mapCopy(t, building)
+		return mapFixer(t, building)
 	case reflect.Struct:
-		return structCopy(t, building)
+		return structFixer(t, building)
 	}
-	return nil // interfaces, arrays, channels, functions, complex numbers
+	return nil, false // interfaces, arrays, channels, functions, complex numbers
 }
 
-func copyScalar(dst, src reflect.Value) bool { dst.Set(src); return true }
-
-func copyString(dst, src reflect.Value) bool {
-	if !utf8.ValidString(src.String()) {
-		return false // the encoder would replace the bad bytes
-	}
-	dst.Set(src)
-	return true
-}
-
-// roundTrip sets dst to what decoding src's own JSON gives, with that JSON
+// roundTrip sets v to what decoding its own JSON gives, with that JSON
 // compacted and HTML-escaped as encoding/json writes a marshaler's output.
-func roundTrip(dst, src reflect.Value) bool {
-	in := reflect.New(src.Type())
-	in.Elem().Set(src)
-	raw, err := in.Interface().(json.Marshaler).MarshalJSON()
+func roundTrip(v reflect.Value) bool {
+	raw, err := v.Addr().Interface().(json.Marshaler).MarshalJSON()
 	if err != nil {
 		return false
 	}
@@ -151,12 +143,20 @@ func roundTrip(dst, src reflect.Value) bool {
 		json.HTMLEscape(&esc, buf.Bytes())
 		buf = esc
 	}
-	return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(buf.Bytes()) == nil
+	fresh := reflect.New(v.Type())
+	if fresh.Interface().(json.Unmarshaler).UnmarshalJSON(buf.Bytes()) != nil {
+		return false
+	}
+	v.Set(fresh.Elem())
+	return true
 }
 
 // encodesNull says whether v (of a type with its own JSON methods) is
 // written as null, which leaves a pointer to it nil once decoded.
 func encodesNull(v reflect.Value) bool {
+	if z, ok := v.Addr().Interface().(interface{ IsZero() bool }); ok && isTimeType(v.Type()) {
+		return z.IsZero()
+	}
 	m, ok := v.Addr().Interface().(json.Marshaler)
 	if !ok {
 		return false

@@ -2,153 +2,167 @@ package api
 
 import (
 	"reflect"
-	"strings"
+	"time"
 	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The copiers of StoredCopy for pointers, slices, maps and structs. Each
-// builds its value new, as the decoder does; false means the value cannot
-// be reproduced exactly and the caller must decode instead.
+// The fixers of StoredCopy for times, strings, pointers, slices, maps and
+// structs. They change the copy only where a round trip would.
 
-// pointerCopy: nil stays nil; a value written as null (a zero time) becomes
-// nil, as the decoder leaves a pointer it reads null into.
-func pointerCopy(t reflect.Type, building map[reflect.Type]bool) func(dst, src reflect.Value) bool {
-	elem := buildPlan(t.Elem(), building)
-	if elem.copy == nil {
-		return nil
-	}
-	own := reflect.PointerTo(t.Elem()).Implements(jsonMarshaler)
-	return func(dst, src reflect.Value) bool {
-		if src.IsNil() {
-			return true
-		}
-		if own && encodesNull(src.Elem()) {
-			return true
-		}
-		p := reflect.New(t.Elem())
-		if !elem.copy(p.Elem(), src.Elem()) {
-			return false
-		}
-		dst.Set(p)
+var (
+	timeType      = reflect.TypeFor[metav1.Time]()
+	microTimeType = reflect.TypeFor[metav1.MicroTime]()
+	// fixersByType are the fixers of the types met most, in plain Go.
+	fixersByType = map[reflect.Type]fixer{timeType: fixTime, microTimeType: fixMicroTime,
+		reflect.TypeFor[resource.Quantity](): fixQuantity, reflect.TypeFor[corev1.ResourceList](): fixResourceList}
+)
+
+func isTimeType(t reflect.Type) bool { return t == timeType || t == microTimeType }
+
+// fixTime is metav1.Time's round trip: RFC 3339 in UTC, read back as local
+// time; a zero time is written as null and read back zero.
+func fixTime(v reflect.Value) bool {
+	t := v.Addr().Interface().(*metav1.Time)
+	if t.IsZero() {
+		t.Time = time.Time{}
 		return true
 	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return false // the encoder refuses it
+	}
+	t.Time = time.Unix(t.Unix(), 0)
+	return true
 }
 
-// sliceCopy: nil stays nil, an empty slice stays empty (written [] or "").
-func sliceCopy(t reflect.Type, building map[reflect.Type]bool) func(dst, src reflect.Value) bool {
-	if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(jsonMarshaler) {
-		return func(dst, src reflect.Value) bool { // base64, as []byte
-			if !src.IsNil() {
-				dst.Set(reflect.MakeSlice(t, src.Len(), src.Len()))
-				reflect.Copy(dst, src)
-			}
+// fixMicroTime is metav1.MicroTime's: the same to the microsecond.
+func fixMicroTime(v reflect.Value) bool {
+	t := v.Addr().Interface().(*metav1.MicroTime)
+	if t.IsZero() {
+		t.Time = time.Time{}
+		return true
+	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return false
+	}
+	t.Time = time.Unix(t.Unix(), int64(t.Nanosecond()/1000*1000))
+	return true
+}
+
+// fixQuantity is Quantity's round trip: its canonical form parsed again.
+func fixQuantity(v reflect.Value) bool {
+	q, ok := roundTripQuantity(v.Interface().(resource.Quantity))
+	if ok {
+		v.Set(reflect.ValueOf(q))
+	}
+	return ok
+}
+
+func roundTripQuantity(q resource.Quantity) (resource.Quantity, bool) {
+	raw, err := q.MarshalJSON()
+	if err != nil || len(raw) < 2 || raw[0] != '"' {
+		return q, false
+	}
+	out, err := resource.ParseQuantity(string(raw[1 : len(raw)-1]))
+	return out, err == nil
+}
+
+// fixResourceList fixes a pod's requests and limits without reflection.
+func fixResourceList(v reflect.Value) bool {
+	rl := v.Interface().(corev1.ResourceList)
+	for name, q := range rl {
+		fixed, ok := roundTripQuantity(q)
+		if !ok || !utf8.ValidString(string(name)) {
+			return false
+		}
+		rl[name] = fixed
+	}
+	return true
+}
+
+// fixString declines a string the encoder would change (not UTF-8).
+func fixString(v reflect.Value) bool { return utf8.ValidString(v.String()) }
+
+// pointerFixer: a pointer to a value written as null becomes nil, as the
+// decoder leaves a pointer it reads null into.
+func pointerFixer(t reflect.Type, building map[reflect.Type]bool) (fixer, bool) {
+	elem := buildNorm(t.Elem(), building)
+	if !elem.ok {
+		return nil, false
+	}
+	nullable := reflect.PointerTo(t.Elem()).Implements(jsonMarshaler)
+	if elem.fix == nil && !nullable {
+		return nil, true
+	}
+	return func(v reflect.Value) bool {
+		switch {
+		case v.IsNil():
+			return true
+		case nullable && encodesNull(v.Elem()):
+			v.SetZero()
+			return true
+		case elem.fix == nil:
 			return true
 		}
+		return elem.fix(v.Elem())
+	}, true
+}
+
+// sliceFixer fixes each element; byte slices (base64) need nothing.
+func sliceFixer(t reflect.Type, building map[reflect.Type]bool) (fixer, bool) {
+	et := t.Elem()
+	if et.Kind() == reflect.Uint8 && !reflect.PointerTo(et).Implements(jsonMarshaler) &&
+		!reflect.PointerTo(et).Implements(textMarshaler) {
+		return nil, true
 	}
-	elem := buildPlan(t.Elem(), building)
-	if elem.copy == nil {
-		return nil
+	elem := buildNorm(et, building)
+	if !elem.ok || elem.fix == nil {
+		return nil, elem.ok
 	}
-	return func(dst, src reflect.Value) bool {
-		if src.IsNil() {
-			return true
-		}
-		n := src.Len()
-		out := reflect.MakeSlice(t, n, n)
-		for i := range n {
-			if !elem.copy(out.Index(i), src.Index(i)) {
+	return func(v reflect.Value) bool {
+		for i := range v.Len() {
+			if !elem.fix(v.Index(i)) {
 				return false
 			}
 		}
-		dst.Set(out)
 		return true
-	}
+	}, true
 }
 
-// mapCopy copies maps with string keys; map values are not addressable,
+// mapFixer fixes maps with string keys; map values are not addressable,
 // so a value type whose JSON methods need a pointer is declined.
-func mapCopy(t reflect.Type, building map[reflect.Type]bool) func(dst, src reflect.Value) bool {
+func mapFixer(t reflect.Type, building map[reflect.Type]bool) (fixer, bool) {
 	kt, et := t.Key(), t.Elem()
 	if kt.Kind() != reflect.String || reflect.PointerTo(kt).Implements(textUnmarshaler) ||
 		(reflect.PointerTo(et).Implements(jsonMarshaler) && !et.Implements(jsonMarshaler)) {
-		return nil
+		return nil, false
 	}
-	elem := buildPlan(et, building)
-	if elem.copy == nil {
-		return nil
+	elem := buildNorm(et, building)
+	if !elem.ok {
+		return nil, false
 	}
-	return func(dst, src reflect.Value) bool {
-		if src.IsNil() {
-			return true
-		}
-		out := reflect.MakeMapWithSize(t, src.Len())
-		for it := src.MapRange(); it.Next(); {
+	checkOnly := elem.fix == nil || et.Kind() == reflect.String
+	return func(v reflect.Value) bool {
+		for it := v.MapRange(); it.Next(); {
 			if !utf8.ValidString(it.Key().String()) {
 				return false
 			}
-			v := reflect.New(et).Elem()
-			if !elem.copy(v, it.Value()) {
-				return false
-			}
-			out.SetMapIndex(it.Key(), v)
-		}
-		dst.Set(out)
-		return true
-	}
-}
-
-// fieldCopy is one struct field's copier.
-type fieldCopy struct {
-	index     int
-	omitEmpty bool
-	copy      func(dst, src reflect.Value) bool
-}
-
-// structCopy copies the fields the encoder writes; the rest stay zero, as
-// the decoder leaves them.
-func structCopy(t reflect.Type, building map[reflect.Type]bool) func(dst, src reflect.Value) bool {
-	var fields []fieldCopy
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, omitEmpty, skip := jsonTag(f)
-		switch {
-		case skip:
-			continue
-		case !f.IsExported() && !f.Anonymous:
-			continue
-		case !f.IsExported(), f.Anonymous && name == "" && f.Type.Kind() == reflect.Pointer,
-			strings.Contains(f.Tag.Get("json"), "omitzero"):
-			return nil
-		}
-		p := buildPlan(f.Type, building)
-		if p.copy == nil {
-			return nil
-		}
-		fields = append(fields, fieldCopy{index: i, omitEmpty: omitEmpty, copy: p.copy})
-	}
-	return func(dst, src reflect.Value) bool {
-		for _, f := range fields {
-			s := src.Field(f.index)
-			if f.omitEmpty && isEmpty(s) {
+			if checkOnly {
+				if et.Kind() == reflect.String && !utf8.ValidString(it.Value().String()) {
+					return false
+				}
 				continue
 			}
-			if !f.copy(dst.Field(f.index), s) {
+			e := reflect.New(et).Elem()
+			e.Set(it.Value())
+			if !elem.fix(e) {
 				return false
 			}
+			v.SetMapIndex(it.Key(), e)
 		}
 		return true
-	}
-}
-
-// isEmpty is encoding/json's test for omitempty.
-func isEmpty(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
+	}, true
 }
