@@ -33,12 +33,13 @@ const (
 // Offered is one offer; the registry reports its write's outcome to it.
 // A nil *Offered (no offer made) ignores the report.
 type Offered struct {
-	h    *handoff
-	key  string
-	data []byte // the bytes the write stores
-	obj  api.Object
-	at   time.Time
-	rev  atomic.Int64 // the write's revision, once known
+	h       *handoff
+	applied *atomic.Int64 // the cache's revision
+	key     string
+	data    []byte // the bytes the write stores
+	obj     api.Object
+	at      time.Time
+	rev     atomic.Int64 // the write's revision, once known
 }
 
 // handoff holds the offers not yet taken, by key.
@@ -98,22 +99,24 @@ func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object
 	if !ok {
 		return nil
 	}
-	o := &Offered{h: &c.handoff, key: key, data: data, obj: cp, at: time.Now()}
+	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: cp, at: time.Now()}
 	c.handoff.put(o, c.rev.Load)
 	return o
 }
 
-// Written reports the write's outcome: its revision, or its error (the
-// offer is then withdrawn).
+// Written reports the write's outcome: its revision, or its error. The
+// offer is withdrawn when the write failed or the cache has applied its
+// revision already (taking the offer or not).
 func (o *Offered) Written(rev int64, err error) {
 	if o == nil {
 		return
 	}
-	if err != nil {
-		o.h.withdraw(o)
-		return
+	if err == nil {
+		o.rev.Store(rev)
 	}
-	o.rev.Store(rev)
+	if err != nil || o.applied.Load() >= rev {
+		o.h.withdraw(o)
+	}
 }
 
 // put keeps o for its key in place of an older offer; over the bound,

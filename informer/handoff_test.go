@@ -104,8 +104,11 @@ func TestHandoffDecodesWhatWasNotOffered(t *testing.T) {
 		}
 		return nil
 	})
-	if st := e.cache.Handoffs(); st.Taken != 0 || st.Dropped != 2 || st.Held != 0 {
-		t.Fatalf("hand-offs: got %+v, want none taken, 2 dropped, none held", st)
+	// The second offer goes when its write's event passes it, or when its
+	// writer reports a revision the cache has applied (or, should the two
+	// cross, at the next sweep).
+	if st := e.cache.Handoffs(); st.Taken != 0 || st.Dropped < 1 || st.Held > 1 {
+		t.Fatalf("hand-offs: got %+v, want none taken, the failed write's dropped", st)
 	}
 	if o := e.cache.Offer(cmsRes, cmsRes.Key("default", "c"), []byte(`{}`), &corev1.ConfigMap{}); o != nil {
 		t.Fatal("a quiet informer took an offer")
