@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -30,29 +29,6 @@ func Decodes() int64 { return decodes.Load() }
 
 // Every error the Decode functions return describes a bad request body (HTTP
 // 400); the message is meant for the client.
-
-// DecodeStored decodes an object as the datastore keeps it: JSON without
-// a resourceVersion, since the revision it was written at (rev) is its
-// resourceVersion. Stored objects were admitted once, so unknown fields
-// are ignored rather than refused.
-func DecodeStored(r *Resource, data []byte, rev int64) (Object, error) {
-	if r.custom != nil {
-		return decodeStoredCustom(r, data, rev)
-	}
-	stored := r
-	if r.Storage != nil {
-		stored = r.Storage
-	}
-	obj, _, err := DecodeJSON(stored, data, false)
-	if err != nil {
-		return nil, err
-	}
-	if obj, err = r.fromStorage(obj); err != nil {
-		return nil, err
-	}
-	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
-	return obj, nil
-}
 
 // DecodeJSON decodes a request body into a new object of r's kind. With
 // strict set, unknown and duplicate fields are an error ("strict decoding

@@ -55,7 +55,7 @@ func DecodeStoredReusing(r *Resource, data []byte, rev int64, prev Object, prevS
 	}
 	secs := fingerprint(data, spans)
 	reuse := reusable(secs, prevSecs, prev, t)
-	obj, _, err := DecodeJSON(r, withNulls(data, spans, reuse), false)
+	obj, err := decodeStoredJSON(r, withNulls(data, spans, reuse))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,4 +179,21 @@ func jsonField(t reflect.Type, name string) int {
 		}
 	}
 	return -1
+}
+
+// AdoptStored makes obj, a copy made by StoredCopy of the object encoded
+// into data, the object of revision rev in place of DecodeStoredReusing's
+// decode: the sections equal to prev's are shared with prev as the decode
+// would share them, and data's fingerprints are returned for the next
+// revision.
+func AdoptStored(r *Resource, obj Object, data []byte, rev int64, prev Object, prevSecs *Sections) (Object, *Sections) {
+	var secs *Sections
+	if t, fields := sectionFields(r); fields != nil {
+		if spans, ok := topLevelSpans(data); ok {
+			secs = fingerprint(data, spans)
+			shareSections(obj, prev, fields, reusable(secs, prevSecs, prev, t))
+		}
+	}
+	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
+	return obj, secs
 }

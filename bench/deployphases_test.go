@@ -7,6 +7,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/bench/minicluster"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // window measures the server's process from a Deployment's apply to its
@@ -25,12 +26,14 @@ type window struct {
 	b                    *testing.B
 	commits              *commitSampler
 	commitTotal, peak    uint64
+	handed0, handed1     int64 // objects the cache took from the registry
 }
 
 func startWindow(b *testing.B, c *minicluster.Cluster) *window {
 	w := &window{b: b}
 	w.start, w.cpu0, w.dec0, w.rev0 = time.Now(), processCPU(b), api.Decodes(), currentRev(b, c)
 	w.reused0 = api.ReusedSections()
+	w.handed0, _, _ = informer.HandoffTotals()
 	runtime.ReadMemStats(&w.mem0)
 	w.stopProfile = cpuProfile(b, "deployment1000-to-bound")
 	w.commits = sampleCommits(b)
@@ -46,6 +49,7 @@ func (w *window) bound() {
 
 func (w *window) end(b *testing.B, c *minicluster.Cluster) {
 	w.cpu1, w.dec1, w.reused1 = processCPU(b), api.Decodes(), api.ReusedSections()
+	w.handed1, _, _ = informer.HandoffTotals()
 	runtime.ReadMemStats(&w.mem1)
 	w.stopProfile()
 	w.rev1 = currentRev(b, c)
@@ -73,6 +77,10 @@ func (w *window) report(b *testing.B, ph phases, pods int, load float64) {
 	b.ReportMetric(float64((w.cpu1-w.cpuBound).Milliseconds())/max(after, 1e-3), "cpu-ms/s-after-bound")
 	b.ReportMetric(float64(w.dec1-w.dec0)/float64(pods), "decodes/pod")
 	b.ReportMetric(float64(w.reused1-w.reused0)/float64(pods), "sections-reused/pod")
+	_, peak, peakBytes := informer.HandoffTotals()
+	b.ReportMetric(float64(w.handed1-w.handed0)/float64(pods), "handoffs/pod")
+	b.ReportMetric(float64(peak), "handoff-peak-offers")
+	b.ReportMetric(float64(peakBytes)/1024, "handoff-peak-KiB")
 	b.ReportMetric(float64(w.mem1.Mallocs-w.mem0.Mallocs)/float64(pods), "allocs/pod")
 	b.ReportMetric(float64(w.mem1.TotalAlloc-w.mem0.TotalAlloc)/1024/float64(pods), "alloc-KiB/pod")
 	b.ReportMetric(float64(w.rev1-w.rev0)/float64(pods), "writes/pod")

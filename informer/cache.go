@@ -17,6 +17,9 @@ const registryPrefix = "/registry/"
 // Config tunes a Cache; zero values get defaults.
 type Config struct {
 	Logger *slog.Logger // default slog.Default()
+	// CheckHandoff, for tests, makes the cache decode every revision it
+	// takes from the registry's offer too, and gives both objects to it.
+	CheckHandoff func(key string, handed, decoded api.Object)
 }
 
 // Cache holds one informer per resource asked for. The informers asked for
@@ -25,7 +28,8 @@ type Config struct {
 type Cache struct {
 	store datastore.Store
 	log   *slog.Logger
-	apply sync.RWMutex // see state.apply
+	check func(key string, handed, decoded api.Object) // Config.CheckHandoff
+	apply sync.RWMutex                                 // see state.apply
 
 	mu      sync.Mutex
 	states  map[string]*state // by resource path
@@ -34,12 +38,14 @@ type Cache struct {
 	late    []*listwatch.Follower
 
 	feed   map[string]*state // the states the shared follower feeds; fixed at Start
+	fed    atomic.Bool       // feed is set
 	f      *listwatch.Follower
 	mirror *listwatch.Mirror
 
-	hub     hub   // the applied changes, for watchers
-	listing bool  // a list is being applied: its changes are not published
-	evRev   int64 // the revision of the event being applied
+	hub     hub     // the applied changes, for watchers
+	handoff handoff // objects the registry wrote, for their events (handoff.go)
+	listing bool    // a list is being applied: its changes are not published
+	evRev   int64   // the revision of the event being applied
 
 	rev   atomic.Int64 // every change up to rev is applied (shared states)
 	revMu sync.Mutex
@@ -52,7 +58,7 @@ func New(store datastore.Store, cfg Config) *Cache {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Cache{store: store, log: log, states: map[string]*state{}, revCh: make(chan struct{})}
+	return &Cache{store: store, log: log, check: cfg.CheckHandoff, states: map[string]*state{}, revCh: make(chan struct{})}
 }
 
 // Informer returns res's informer, making it on first use. Every informer
@@ -98,6 +104,7 @@ func (c *Cache) Start(ctx context.Context) {
 	for path, st := range c.states {
 		c.feed[path] = st
 	}
+	c.fed.Store(true)
 	c.mirror = listwatch.NewMirror(registryPrefix, sink{c})
 	c.f = listwatch.New(c.store, registryPrefix, c, listwatch.Config{Logger: c.log, Progress: true})
 	c.f.Go(ctx)

@@ -21,6 +21,7 @@ func (c *Cache) OnReplace(ctx context.Context, l *listwatch.List) error {
 	if err == nil {
 		c.hub.reset(l.Revision()) // watchers may have missed changes: they start again
 		c.setRevision(l.Revision())
+		c.handoff.sweep(l.Revision())
 	}
 	c.apply.Unlock()
 	if err != nil {
@@ -47,6 +48,7 @@ func (c *Cache) OnProgress(_ context.Context, rev int64) {
 	defer c.apply.Unlock()
 	c.setRevision(rev)
 	c.hub.publish(&Event{Type: Progress, Rev: c.rev.Load()})
+	c.handoff.sweep(rev)
 }
 
 // sink decodes the changes the mirror hands over into their informers;
@@ -84,24 +86,40 @@ func (s sink) Remove(key string) {
 }
 
 // put applies a stored object to st: kept undecoded while no handler
-// follows st (lazy.go), decoded at once otherwise, only the sections that
-// changed since the revision held (api.DecodeStoredReusing). ok is false
-// when it cannot be decoded (the version is ignored).
+// follows st (lazy.go), otherwise the object the registry offered for this
+// revision (handoff.go) or, without one, decoded at once, only the
+// sections that changed since the revision held (api.DecodeStoredReusing).
+// ok is false when it cannot be decoded (the version is ignored).
 func (c *Cache) put(st *state, kv *datastore.KeyValue) (cur, old ref, had, ok bool) {
 	key := strings.TrimPrefix(kv.Key, st.res.Prefix(""))
+	handed := c.handoff.take(kv.Key, kv.Value, kv.ModRevision)
 	if st.quiet() {
 		cell := &cell{res: st.res, key: kv.Key, log: c.log, data: kv.Value, rev: kv.ModRevision}
 		old, had = st.stash(key, cell)
 		return ref{c: cell}, old, had, true
 	}
 	prev, prevSecs := st.held(key)
-	obj, secs, err := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
+	obj, secs, err := c.objectOf(st, kv, handed, prev, prevSecs)
 	if err != nil {
 		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
 		return ref{}, ref{}, false, false
 	}
 	o, had := st.upsert(obj, secs)
 	return ref{obj: obj}, ref{obj: o}, had, true
+}
+
+// objectOf is the object of kv: the one handed over for it, if any,
+// decoded otherwise.
+func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed, prev api.Object, prevSecs *api.Sections) (api.Object, *api.Sections, error) {
+	if handed == nil {
+		return api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
+	}
+	obj, secs := api.AdoptStored(st.res, handed, kv.Value, kv.ModRevision, prev, prevSecs)
+	if c.check != nil {
+		decoded, _, _ := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
+		c.check(kv.Key, obj, decoded)
+	}
+	return obj, secs, nil
 }
 
 // followLate follows the resource of an informer asked for after Start

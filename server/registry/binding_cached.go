@@ -37,7 +37,9 @@ func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding)
 		return false, nil
 	}
 	key := podsResource.Key(ns, b.Name)
+	offered := r.offer(podsResource, key, data, next)
 	newRev, err := r.store.Update(ctx, key, data, rev)
+	offered.Written(newRev, err)
 	switch {
 	case errors.Is(err, datastore.ErrConflict) || errors.Is(err, datastore.ErrNotFound):
 		return false, nil

@@ -63,7 +63,11 @@ func (r *Registry) storeCreate(ctx context.Context, res *api.Resource, obj api.O
 	if err != nil {
 		return 0, err
 	}
-	return r.store.Create(ctx, res.Key(obj.GetNamespace(), obj.GetName()), data)
+	key := res.Key(obj.GetNamespace(), obj.GetName())
+	offered := r.offer(res, key, data, obj)
+	rev, err := r.store.Create(ctx, key, data)
+	offered.Written(rev, err)
+	return rev, err
 }
 
 // generatesName says whether obj's name is to be generated; Create then

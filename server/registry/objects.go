@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // encodeStored encodes obj for the datastore, without its resourceVersion:
@@ -110,4 +111,17 @@ func sameNamespace(res *api.Resource, urlNS string, obj api.Object) error {
 			obj.GetNamespace(), urlNS)
 	}
 	return nil
+}
+
+// offer gives the shared cache obj, encoded as data and about to be
+// written at key, so that the cache need not decode those bytes again when
+// the watch brings them (informer.Cache.Offer). It must be called before
+// the write, and the write's outcome reported to what it returns. The
+// cache copies what it takes before offer returns: obj stays the caller's,
+// who may change it.
+func (r *Registry) offer(res *api.Resource, key string, data []byte, obj api.Object) *informer.Offered {
+	if r.cache == nil {
+		return nil
+	}
+	return r.cache.Offer(res, key, data, obj)
 }

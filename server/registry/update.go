@@ -158,7 +158,9 @@ func (r *Registry) storeUpdate(ctx context.Context, m Mutation, next api.Object,
 	if m.DryRun || bytes.Equal(data, kv.Value) {
 		return next, nil
 	}
+	offered := r.offer(m.Resource, kv.Key, data, next)
 	rev, err := r.store.Update(ctx, kv.Key, data, kv.ModRevision)
+	offered.Written(rev, err)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,9 @@ func (r *Registry) mutateCached(ctx context.Context, m *Mutation, admit func(nex
 		release(false)
 		return nil, false, nil
 	}
+	offered := r.offer(m.Resource, key, data, next)
 	newRev, err := r.store.Update(ctx, key, data, rev)
+	offered.Written(newRev, err)
 	release(err == nil)
 	switch {
 	case errors.Is(err, datastore.ErrConflict) || errors.Is(err, datastore.ErrNotFound):
