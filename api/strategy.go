@@ -177,6 +177,13 @@ func contentChanged(obj, old Object) bool {
 // metadata.resourceVersion, which the server uses for its precondition, and
 // a Deployment's annotations.
 func PrepareForStatusUpdate(r *Resource, obj, old Object) {
+	if !prepareStatusTyped(obj, old) {
+		prepareStatusGeneral(obj, old)
+	}
+}
+
+// prepareStatusGeneral is PrepareForStatusUpdate for any kind.
+func prepareStatusGeneral(obj, old Object) {
 	rv := obj.GetResourceVersion()
 	annotations := obj.GetAnnotations()
 	fresh := old.DeepCopyObject()

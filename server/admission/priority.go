@@ -82,7 +82,7 @@ func (p *Priority) admitPod(ctx context.Context, a *registry.Attributes, pod *co
 // names none (priority 0 when there is none).
 func (p *Priority) resolve(ctx context.Context, a *registry.Attributes, name string) (string, int32, corev1.PreemptionPolicy, error) {
 	if name == "" {
-		def, err := p.globalDefault(ctx)
+		def, err := p.globalDefault(ctx, a.Revision)
 		if err != nil || def == nil {
 			return "", 0, corev1.PreemptLowerPriority, err
 		}
@@ -107,9 +107,10 @@ func policyOf(pc *schedulingv1.PriorityClass) corev1.PreemptionPolicy {
 }
 
 // globalDefault is the class marked globalDefault (the lowest valued one,
-// should two ever be), or nil.
-func (p *Priority) globalDefault(ctx context.Context) (*schedulingv1.PriorityClass, error) {
-	l, err := p.reg.List(ctx, priorityClassesResource, "", registry.ListOptions{})
+// should two ever be), or nil, read no older than revision rev (0: the
+// store's current one).
+func (p *Priority) globalDefault(ctx context.Context, rev int64) (*schedulingv1.PriorityClass, error) {
+	l, err := p.reg.List(ctx, priorityClassesResource, "", registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list priority classes: %w", err)
 	}
@@ -128,7 +129,7 @@ func (p *Priority) admitClass(ctx context.Context, a *registry.Attributes, pc *s
 	if !pc.GlobalDefault {
 		return nil
 	}
-	def, err := p.globalDefault(ctx)
+	def, err := p.globalDefault(ctx, 0)
 	if err != nil || def == nil || def.Name == pc.Name {
 		return err
 	}

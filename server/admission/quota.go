@@ -69,7 +69,7 @@ func (p *Quota) Admit(ctx context.Context, a *registry.Attributes) (func(bool), 
 		return nil, nil
 	}
 	ns := a.Object.GetNamespace()
-	quotas, err := p.quotas(ctx, ns)
+	quotas, err := p.quotas(ctx, ns, a.Revision)
 	if err != nil || len(quotas) == 0 {
 		return nil, err
 	}
@@ -108,9 +108,10 @@ func (p *Quota) namespace(ns string) *nsQuota {
 	return st
 }
 
-// quotas lists ns's ResourceQuotas by name.
-func (p *Quota) quotas(ctx context.Context, ns string) ([]*corev1.ResourceQuota, error) {
-	l, err := p.reg.List(ctx, quotasResource, ns, registry.ListOptions{})
+// quotas lists ns's ResourceQuotas by name, no older than revision rev
+// (only their hard limits are read; the usage is counted afresh by used).
+func (p *Quota) quotas(ctx context.Context, ns string, rev int64) ([]*corev1.ResourceQuota, error) {
+	l, err := p.reg.List(ctx, quotasResource, ns, registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list resource quotas: %w", err)
 	}

@@ -17,6 +17,13 @@ type Attributes struct {
 	// Old is the stored object on an update, nil on a create.
 	Old    api.Object
 	DryRun bool
+	// Revision is the store's revision when admission began: every write
+	// that finished before this one was asked for is at or below it. A
+	// plugin's reads of the policy objects (limit ranges, quotas' limits,
+	// the default priority) need be no older than this (ListOptions'
+	// ResourceVersion), and after the first such read the shared cache
+	// answers the rest without waiting for the writes since.
+	Revision int64
 }
 
 // Create reports whether the write creates a new object.
@@ -44,6 +51,13 @@ func (r *Registry) Use(plugins ...Admitter) {
 // releases what each of them reserved. When one refuses, what the earlier
 // ones reserved is released at once.
 func (r *Registry) runAdmitters(ctx context.Context, a *Attributes) (func(stored bool), error) {
+	if a.Revision == 0 && len(r.admitters) > 0 {
+		rev, err := r.store.CurrentRevision(ctx)
+		if err != nil {
+			return func(bool) {}, StoreError(err, a.Resource, a.Object.GetName())
+		}
+		a.Revision = rev
+	}
 	var releases []func(bool)
 	releaseAll := func(stored bool) {
 		for _, rel := range releases {

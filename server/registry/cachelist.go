@@ -36,9 +36,7 @@ func (r *Registry) listFromCache(ctx context.Context, res *api.Resource, ns stri
 		}
 		want = cur
 	}
-	wctx, cancel := context.WithTimeout(ctx, cacheWait)
-	defer cancel()
-	if err := r.cache.WaitForRevision(wctx, want); err != nil {
+	if r.cache.Revision() < want && !r.awaitCache(ctx, want) {
 		return nil, false
 	}
 	var out *List
@@ -50,6 +48,13 @@ func (r *Registry) listFromCache(ctx context.Context, res *api.Resource, ns stri
 		out = &List{Items: items, ResourceVersion: FormatResourceVersion(rev)}
 	})
 	return out, out != nil
+}
+
+// awaitCache waits, at most cacheWait, until the cache holds revision want.
+func (r *Registry) awaitCache(ctx context.Context, want int64) bool {
+	wctx, cancel := context.WithTimeout(ctx, cacheWait)
+	defer cancel()
+	return r.cache.WaitForRevision(wctx, want) == nil
 }
 
 // selectCached picks the objects passing lo's selectors, in key order (as
