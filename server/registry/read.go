@@ -137,3 +137,31 @@ func (r *Registry) cachedCopy(res *api.Resource, ns, name string, rev int64) api
 	}
 	return obj.DeepCopyObject().(api.Object)
 }
+
+// GetAtLeast reads ns/name of res as it stood at a revision no older than
+// rev, for admission (rev is Attributes.Revision: every write finished
+// before this one was asked for is at or below it). It answers from the
+// shared cache once the cache holds rev, with the cache's own object,
+// which the caller must not change; when the cache cannot say (none, not
+// serving res, too far behind, or no such object, whose NotFound the
+// datastore words) it reads as Get does.
+func (r *Registry) GetAtLeast(ctx context.Context, res *api.Resource, ns, name string, rev int64) (api.Object, error) {
+	if obj := r.cachedAtLeast(ctx, res, ns, name, rev); obj != nil {
+		return obj, nil
+	}
+	return r.Get(ctx, res, ns, name)
+}
+
+// cachedAtLeast is the cache's ns/name of res once the cache holds rev;
+// nil when it cannot say.
+func (r *Registry) cachedAtLeast(ctx context.Context, res *api.Resource, ns, name string, rev int64) api.Object {
+	if r.cache == nil || rev <= 0 {
+		return nil
+	}
+	inf, ok := r.cache.Serves(res)
+	if !ok || (r.cache.Revision() < rev && !r.awaitCache(ctx, rev)) {
+		return nil
+	}
+	obj, _ := inf.Get(ns, name)
+	return obj
+}

@@ -54,12 +54,15 @@ func (a *Admitter) Admit(ctx context.Context, attrs *registry.Attributes) (func(
 			}
 		}, nil
 	case pods:
-		return nil, a.admitPod(ctx, attrs.Object.(*corev1.Pod))
+		return nil, a.admitPod(ctx, attrs.Object.(*corev1.Pod), attrs.Revision)
 	}
 	return nil, nil
 }
 
-func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod) error {
+// admitPod reads the pod's ServiceAccount as of rev, from the shared cache
+// when it can say (the account is only read), and makes a missing default
+// one again.
+func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod, rev int64) error {
 	if _, mirror := pod.Annotations[mirrorAnnotation]; mirror {
 		return nil
 	}
@@ -68,7 +71,7 @@ func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
 	sa := pod.Spec.ServiceAccountName
-	obj, err := a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
+	obj, err := a.reg.GetAtLeast(ctx, serviceAccounts, pod.Namespace, sa, rev)
 	if apierrors.IsNotFound(err) && sa == DefaultName {
 		if err = a.ensure(ctx, pod.Namespace); err == nil {
 			obj, err = a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
