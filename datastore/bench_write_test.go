@@ -3,6 +3,9 @@ package datastore_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,7 +21,9 @@ import (
 // a busy server makes them), and creates from 8. One watcher takes every
 // event, as the server's shared cache does. Besides ns/op and allocs/op it
 // reports cpu-us/write: user plus system time of the whole process
-// (writer, SQLite, fsync's system time, callers, watcher) per write.
+// (writer, SQLite, fsync's system time, callers, watcher) per write; and
+// written-KiB/write: the bytes handed to write calls per write (WAL frames
+// and checkpoint copies), a count that does not move with the load.
 func BenchmarkWriteCost(b *testing.B) {
 	for _, tc := range []struct {
 		name    string
@@ -39,7 +44,7 @@ func benchWriteCost(b *testing.B, writers int, update bool) {
 	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
-	before := cpuTime()
+	before, wbefore := cpuTime(), writtenBytes(b)
 	for w := range writers {
 		wg.Add(1)
 		go func() {
@@ -58,6 +63,7 @@ func benchWriteCost(b *testing.B, writers int, update bool) {
 	waitEvents(b, events)
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-us/write")
+	b.ReportMetric(float64(writtenBytes(b)-wbefore)/1024/float64(b.N), "written-KiB/write")
 }
 
 // costWrite creates a new key i, or updates key w at rev (its writer's
@@ -133,4 +139,27 @@ func BenchmarkGet(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// writtenBytes is what the process has handed to write system calls so far
+// (wchar of /proc/self/io): the WAL's frames, the checkpoints' copies into
+// the database file, everything else the process writes. Unlike CPU time
+// it does not depend on the machine's load.
+func writtenBytes(b *testing.B) int64 {
+	b.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		b.Fatalf("read written bytes: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatalf("read written bytes: wchar %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	b.Fatalf("read written bytes: no wchar in /proc/self/io")
+	return 0
 }
