@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,20 +53,9 @@ func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding)
 // and the revision it was decoded from; nil when the cache does not hold
 // it.
 func (r *Registry) cachedPod(ns, name string) (*corev1.Pod, int64) {
-	if r.cache == nil {
-		return nil, 0
-	}
-	inf, ok := r.cache.Serves(podsResource)
-	if !ok {
-		return nil, 0
-	}
-	obj, ok := inf.Get(ns, name)
-	if !ok {
-		return nil, 0
-	}
-	rev, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	obj, rev := r.cachedShared(podsResource, ns, name)
 	pod, isPod := obj.(*corev1.Pod)
-	if err != nil || !isPod {
+	if !isPod {
 		return nil, 0
 	}
 	return bindCopy(pod), rev
