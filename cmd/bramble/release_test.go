@@ -76,10 +76,13 @@ func TestPageReleaseStopsWithTheContext(t *testing.T) {
 // TestPageReleaseAgainAfterGrowth: once released, the process releases
 // again when its executable pages have grown by Regrow, and not before.
 func TestPageReleaseAgainAfterGrowth(t *testing.T) {
-	var released, rss atomic.Int64
+	var released, rss, reads atomic.Int64
 	r := fakeRelease(func(int) bool { return false }, &released)
 	r.Release = func() (int64, error) { released.Add(1); rss.Store(10); return 0, nil }
-	r.FileRSS, r.Recheck, r.Regrow = rss.Load, time.Millisecond, 100
+	// run reads its baseline just after the first release; the test may
+	// grow rss only after that read, so it counts the reads.
+	r.FileRSS = func() int64 { reads.Add(1); return rss.Load() }
+	r.Recheck, r.Regrow = time.Millisecond, 100
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { r.run(ctx); close(done) }()
@@ -92,6 +95,11 @@ func TestPageReleaseAgainAfterGrowth(t *testing.T) {
 		}
 	}
 	waitReleases(1)
+	for deadline := time.Now().Add(5 * time.Second); reads.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no baseline read within 5 s of the first release")
+		}
+	}
 	rss.Store(109) // grown by less than Regrow
 	time.Sleep(30 * time.Millisecond)
 	if released.Load() != 1 {
