@@ -30,6 +30,23 @@ type Client interface {
 	Get(ctx context.Context, res *api.Resource, namespace, name string) (api.Object, error)
 }
 
+// NewCreator is a Client that can take over an object made for one
+// create, sparing the copy Create makes of what it is given.
+type NewCreator interface {
+	// CreateNew is Create of build's object; build is called again for a
+	// fresh one when a generated name turns out taken.
+	CreateNew(ctx context.Context, build func() api.Object) (api.Object, error)
+}
+
+// CreateNew creates the object build makes for this call alone: handed
+// over when c is a NewCreator, given to Create otherwise.
+func CreateNew(ctx context.Context, c Client, build func() api.Object) (api.Object, error) {
+	if nc, ok := c.(NewCreator); ok {
+		return nc.CreateNew(ctx, build)
+	}
+	return c.Create(ctx, build())
+}
+
 // DeleteOptions are the parts of metav1.DeleteOptions controllers use.
 type DeleteOptions struct {
 	// UID, when set, must be the stored object's UID (conflict otherwise),

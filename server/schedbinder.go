@@ -26,7 +26,10 @@ type schedulerBinder struct {
 
 var _ scheduler.Binder = (*schedulerBinder)(nil)
 
-var podsResource = api.MustLookup("", "v1", "pods")
+var (
+	podsResource   = api.MustLookup("", "v1", "pods")
+	eventsResource = api.MustLookup("", "v1", "events")
+)
 
 // Bind assigns pod to node; a pod whose UID changed (deleted and made
 // again) gives a conflict.
@@ -61,7 +64,7 @@ func (b *schedulerBinder) Unschedulable(ctx context.Context, pod *corev1.Pod, me
 func (b *schedulerBinder) Event(ctx context.Context, pod *corev1.Pod, eventType, reason, message string) error {
 	ev, err := api.NewEvent(pod, SchedulerName, eventType, reason, message, b.reg.Now().UTC())
 	if err == nil {
-		_, err = b.reg.Client().Create(ctx, ev)
+		_, err = b.reg.CreateNew(ctx, eventsResource, ev.Namespace, ev, nil, registry.WriteOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("event %s for pod %s/%s: %w", reason, pod.Namespace, pod.Name, err)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/controllers"
 )
 
@@ -33,7 +34,7 @@ func (c *Controller) createPods(ctx context.Context, rs *appsv1.ReplicaSet, n in
 }
 
 func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
-	out, err := c.client.Create(ctx, newPod(rs))
+	out, err := controllers.CreateNew(ctx, c.client, func() api.Object { return newPod(rs) })
 	if err != nil {
 		c.events.Eventf(rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 		return fmt.Errorf("create pod: %w", err)

@@ -54,27 +54,37 @@ func (r *Registry) runAdmitters(ctx context.Context, a *Attributes) (func(stored
 	if a.Revision == 0 && len(r.admitters) > 0 {
 		rev, err := r.store.CurrentRevision(ctx)
 		if err != nil {
-			return func(bool) {}, StoreError(err, a.Resource, a.Object.GetName())
+			return noRelease, StoreError(err, a.Resource, a.Object.GetName())
 		}
 		a.Revision = rev
 	}
 	var releases []func(bool)
-	releaseAll := func(stored bool) {
-		for _, rel := range releases {
-			rel(stored)
-		}
-	}
 	for _, p := range r.admitters {
 		rel, err := p.Admit(ctx, a)
 		if err != nil {
-			releaseAll(false)
-			return func(bool) {}, err
+			releaseEach(releases, false)
+			return noRelease, err
 		}
 		if rel != nil {
 			releases = append(releases, rel)
 		}
 	}
-	return releaseAll, nil
+	switch len(releases) {
+	case 0: // most writes: nothing reserved, nothing to allocate
+		return noRelease, nil
+	case 1:
+		return releases[0], nil
+	}
+	return func(stored bool) { releaseEach(releases, stored) }, nil
+}
+
+// noRelease is the release of a write no plugin reserved anything for.
+func noRelease(bool) {}
+
+func releaseEach(releases []func(bool), stored bool) {
+	for _, rel := range releases {
+		rel(stored)
+	}
 }
 
 // DeleteAdmitter is a plugin that may also refuse a delete (the system

@@ -21,7 +21,10 @@ type Client struct{ r *Registry }
 // Client returns the in-process client of r.
 func (r *Registry) Client() *Client { return &Client{r: r} }
 
-var _ controllers.Client = (*Client)(nil)
+var (
+	_ controllers.Client     = (*Client)(nil)
+	_ controllers.NewCreator = (*Client)(nil)
+)
 
 // Create admits and stores a new object; metadata.generateName works. The
 // caller's object is not modified.
@@ -34,6 +37,19 @@ func (c *Client) Create(ctx context.Context, obj api.Object) (api.Object, error)
 		obj = obj.DeepCopyObject().(api.Object)
 	} // else Registry.Create admits a copy of obj, named, and leaves obj alone
 	return c.r.Create(ctx, res, obj.GetNamespace(), obj, WriteOptions{})
+}
+
+// CreateNew is Create of the objects build makes, each made for this call
+// alone: the registry admits and keeps the one it stores rather than a
+// copy, and calls build again for a fresh one when a generated name turns
+// out taken.
+func (c *Client) CreateNew(ctx context.Context, build func() api.Object) (api.Object, error) {
+	obj := build()
+	res, err := c.r.resourceOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.r.CreateNew(ctx, res, obj.GetNamespace(), obj, build, WriteOptions{})
 }
 
 // Update replaces an object's spec and metadata like PUT: a non-empty

@@ -27,34 +27,76 @@ const maxGenerateNameAttempts = 5
 // opts.DryRun. A generated name that is already taken is generated again.
 // obj is the caller's to keep only when the call fails.
 func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj api.Object, opts WriteOptions) (api.Object, error) {
-	if err := sameNamespace(res, ns, obj); err != nil {
+	generate, err := r.checkCreate(ctx, res, ns, obj)
+	if err != nil {
 		return nil, err
 	}
-	if err := r.checkNamespaceOpen(ctx, res, obj); err != nil {
-		return nil, err
-	}
-	generate := generatesName(obj)
 	for attempt := 1; ; attempt++ {
-		cand := candidate(obj, generate)
-		if err := r.admitCreate(res, cand); err != nil {
-			return cand, err
-		}
-		release, err := r.runAdmitters(ctx, &Attributes{Resource: res, Object: cand, DryRun: opts.DryRun})
-		if err != nil || opts.DryRun {
-			release(false)
-			return cand, err
-		}
-		rev, err := r.storeCreate(ctx, res, cand)
-		release(err == nil)
-		if errors.Is(err, datastore.ErrKeyExists) && generate && attempt < maxGenerateNameAttempts {
+		out, taken, err := r.createOnce(ctx, res, candidate(obj, generate), opts)
+		if taken && generate && attempt < maxGenerateNameAttempts {
 			continue
 		}
-		if err != nil {
-			return nil, StoreError(err, res, cand.GetName())
-		}
-		cand.SetResourceVersion(FormatResourceVersion(rev))
-		return cand, nil
+		return out, err
 	}
+}
+
+// CreateNew is Create of obj, an object made for this call alone, which
+// the registry changes and keeps rather than copying it when its name is
+// to be generated. again makes another like it, to try once more when the
+// generated name is taken (it may be nil when obj has its name).
+func (r *Registry) CreateNew(ctx context.Context, res *api.Resource, ns string, obj api.Object, again func() api.Object, opts WriteOptions) (api.Object, error) {
+	generate, err := r.checkCreate(ctx, res, ns, obj)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			obj = again()
+			if err := sameNamespace(res, ns, obj); err != nil {
+				return nil, err
+			}
+		}
+		if generate {
+			obj.SetName(generateName(obj.GetGenerateName()))
+		}
+		out, taken, err := r.createOnce(ctx, res, obj, opts)
+		if taken && generate && attempt < maxGenerateNameAttempts {
+			continue
+		}
+		return out, err
+	}
+}
+
+// checkCreate checks what a create may not start without (the namespace
+// matches and is open) and says whether the name is to be generated.
+func (r *Registry) checkCreate(ctx context.Context, res *api.Resource, ns string, obj api.Object) (generate bool, err error) {
+	if err := sameNamespace(res, ns, obj); err != nil {
+		return false, err
+	}
+	if err := r.checkNamespaceOpen(ctx, res, obj); err != nil {
+		return false, err
+	}
+	return generatesName(obj), nil
+}
+
+// createOnce admits and stores cand, a candidate with its name; taken
+// reports that the store refused the name as already taken.
+func (r *Registry) createOnce(ctx context.Context, res *api.Resource, cand api.Object, opts WriteOptions) (out api.Object, taken bool, err error) {
+	if err := r.admitCreate(res, cand); err != nil {
+		return cand, false, err
+	}
+	release, err := r.runAdmitters(ctx, &Attributes{Resource: res, Object: cand, DryRun: opts.DryRun})
+	if err != nil || opts.DryRun {
+		release(false)
+		return cand, false, err
+	}
+	rev, err := r.storeCreate(ctx, res, cand)
+	release(err == nil)
+	if err != nil {
+		return nil, errors.Is(err, datastore.ErrKeyExists), StoreError(err, res, cand.GetName())
+	}
+	cand.SetResourceVersion(FormatResourceVersion(rev))
+	return cand, false, nil
 }
 
 // storeCreate writes a new, admitted object.

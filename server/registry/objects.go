@@ -2,6 +2,7 @@ package registry
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,9 +37,15 @@ func (r *Registry) setCreateFields(obj api.Object) {
 	obj.SetResourceVersion("")
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
-	if managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+	if !validManagedFields(obj.GetManagedFields()) {
 		obj.SetManagedFields(nil)
 	}
+}
+
+// validManagedFields is managedfields.ValidateManagedFields without the
+// decoding (two allocations) when there are none, as on most writes.
+func validManagedFields(fields []metav1.ManagedFieldsEntry) bool {
+	return len(fields) == 0 || managedfields.ValidateManagedFields(fields) == nil
 }
 
 // keepUpdateFields carries over what an update may not change or may leave
@@ -50,7 +57,7 @@ func keepUpdateFields(obj, old api.Object) {
 	obj.SetCreationTimestamp(old.GetCreationTimestamp())
 	api.KeepDeletion(obj, old)
 	obj.SetGeneration(old.GetGeneration())
-	if obj.GetManagedFields() == nil || managedfields.ValidateManagedFields(obj.GetManagedFields()) != nil {
+	if obj.GetManagedFields() == nil || !validManagedFields(obj.GetManagedFields()) {
 		obj.SetManagedFields(copyManagedFields(old.GetManagedFields()))
 	}
 }
@@ -74,7 +81,18 @@ func newUID() types.UID {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+	// The 8-4-4-4-12 form, hex-encoded in place: one allocation, the string.
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return types.UID(out[:])
 }
 
 // generatedNameChars are the characters the apiserver uses for generateName
@@ -88,11 +106,19 @@ func generateName(base string) string {
 		base = base[:58]
 	}
 	var b [5]byte
+	nameSuffix(&b)
+	return base + string(b[:])
+}
+
+// nameSuffix fills in generateName's five characters; a variable so that
+// a test can make generated names collide.
+var nameSuffix = randomSuffix
+
+func randomSuffix(b *[5]byte) {
 	_, _ = rand.Read(b[:])
 	for i := range b {
 		b[i] = generatedNameChars[int(b[i])%len(generatedNameChars)]
 	}
-	return base + string(b[:])
 }
 
 // sameNamespace checks a body's namespace against the URL's and fills it in
