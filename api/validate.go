@@ -32,7 +32,7 @@ func ValidateCreate(r *Resource, obj Object) field.ErrorList {
 // metadata.resourceVersion set (for an unconditional update, to the stored
 // object's): an update without one is invalid.
 func ValidateUpdate(r *Resource, obj, old Object) field.ErrorList {
-	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
+	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, metadataPath)
 	errs = append(errs, validateKind(obj)...)
 	return append(errs, validateKindUpdate(obj, old)...)
 }
@@ -40,24 +40,28 @@ func ValidateUpdate(r *Resource, obj, old Object) field.ErrorList {
 // ValidateStatusUpdate checks a write to the status subresource. Call it
 // after PrepareForStatusUpdate.
 func ValidateStatusUpdate(r *Resource, obj, old Object) field.ErrorList {
-	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
+	errs := apivalidation.ValidateObjectMetaAccessorUpdate(obj, old, metadataPath)
 	return append(errs, validateStatus(obj)...)
 }
 
-// nameFunc is the rule for metadata.name (and generateName) of each kind.
-func nameFunc(r *Resource) apivalidation.ValidateNameFunc {
+// nameFunc is the rule for metadata.name (and generateName) of each kind;
+// obj is one of r's objects, whose type names the rules (r.New() would
+// make another only to ask its type).
+func nameFunc(r *Resource, obj Object) apivalidation.ValidateNameFunc {
 	if r.Kind == "Namespace" {
 		return apivalidation.NameIsDNSLabel
 	}
-	if k := rulesOf(r.New()); k != nil && k.Name != nil {
+	if k := rulesOf(obj); k != nil && k.Name != nil {
 		return k.Name
 	}
 	return apivalidation.NameIsDNSSubdomain
 }
 
 func validateMeta(r *Resource, obj Object) field.ErrorList {
-	return apivalidation.ValidateObjectMetaAccessor(obj, r.Namespaced, nameFunc(r), field.NewPath("metadata"))
+	return apivalidation.ValidateObjectMetaAccessor(obj, r.Namespaced, nameFunc(r, obj), metadataPath)
 }
+
+var metadataPath = field.NewPath("metadata")
 
 func validateKind(obj Object) field.ErrorList {
 	switch o := obj.(type) {

@@ -22,26 +22,26 @@ var (
 func validateContainers(list []corev1.Container, p *field.Path, vols, names sets.Set[string]) field.ErrorList {
 	var errs field.ErrorList
 	for i := range list {
-		c, cp := &list[i], p.Index(i)
+		c, cp := &list[i], containerPathsAt(p, i)
 		switch {
 		case c.Name == "":
-			errs = append(errs, field.Required(cp.Child("name"), ""))
+			errs = append(errs, field.Required(cp.name, ""))
 		case names.Has(c.Name):
-			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+			errs = append(errs, field.Duplicate(cp.name, c.Name))
 		default:
-			errs = append(errs, invalidEach(cp.Child("name"), c.Name, validation.IsDNS1123Label(c.Name))...)
+			errs = append(errs, invalidEach(cp.name, c.Name, validation.IsDNS1123Label(c.Name))...)
 		}
 		names.Insert(c.Name)
-		errs = append(errs, validateImage(c.Image, cp.Child("image"))...)
-		errs = append(errs, oneOf(c.ImagePullPolicy, pullPolicies, cp.Child("imagePullPolicy"))...)
-		errs = append(errs, oneOf(c.TerminationMessagePolicy, messagePolicies, cp.Child("terminationMessagePolicy"))...)
-		errs = append(errs, validatePorts(c.Ports, cp.Child("ports"))...)
-		errs = append(errs, validateEnv(c.Env, cp.Child("env"))...)
-		errs = append(errs, validateResources(&c.Resources, cp.Child("resources"))...)
-		errs = append(errs, validateMounts(c.VolumeMounts, cp.Child("volumeMounts"), vols)...)
-		errs = append(errs, validateProbe(c.LivenessProbe, cp.Child("livenessProbe"))...)
-		errs = append(errs, validateProbe(c.ReadinessProbe, cp.Child("readinessProbe"))...)
-		errs = append(errs, validateProbe(c.StartupProbe, cp.Child("startupProbe"))...)
+		errs = append(errs, validateImage(c.Image, cp.image)...)
+		errs = append(errs, oneOf(c.ImagePullPolicy, pullPolicies, cp.imagePullPolicy)...)
+		errs = append(errs, oneOf(c.TerminationMessagePolicy, messagePolicies, cp.terminationMessagePolicy)...)
+		errs = append(errs, validatePorts(c.Ports, cp.ports)...)
+		errs = append(errs, validateEnv(c.Env, cp.env)...)
+		errs = append(errs, validateResources(&c.Resources, cp.resources)...)
+		errs = append(errs, validateMounts(c.VolumeMounts, cp.volumeMounts, vols)...)
+		errs = append(errs, validateProbe(c.LivenessProbe, cp.livenessProbe)...)
+		errs = append(errs, validateProbe(c.ReadinessProbe, cp.readinessProbe)...)
+		errs = append(errs, validateProbe(c.StartupProbe, cp.startupProbe)...)
 	}
 	return errs
 }
@@ -149,17 +149,25 @@ func validateKeyRef(name, key string, p *field.Path) field.ErrorList {
 }
 
 // validateResources checks resource names, that quantities are not
-// negative, and that no request exceeds its limit.
+// negative, and that no request exceeds its limit. A quantity's path is
+// built only for an error.
 func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, part := range []struct {
+	for _, part := range [...]struct {
 		list corev1.ResourceList
-		path *field.Path
-	}{{r.Limits, p.Child("limits")}, {r.Requests, p.Child("requests")}} {
+		name string
+	}{{r.Limits, "limits"}, {r.Requests, "requests"}} {
 		for name, q := range part.list {
-			qp := part.path.Key(string(name))
-			errs = append(errs, invalidEach(qp, string(name), validation.IsQualifiedName(string(name)))...)
-			errs = append(errs, validateQuantity(q, qp)...)
+			msgs := qualifiedNameProblems(string(name))
+			bad, value, detail := quantityProblem(q)
+			if len(msgs) == 0 && !bad {
+				continue
+			}
+			qp := p.Child(part.name).Key(string(name))
+			errs = append(errs, invalidEach(qp, string(name), msgs)...)
+			if bad {
+				errs = append(errs, field.Invalid(qp, value, detail))
+			}
 		}
 	}
 	for name, req := range r.Requests {
@@ -172,16 +180,36 @@ func validateResources(r *corev1.ResourceRequirements, p *field.Path) field.Erro
 	return errs
 }
 
+// qualifiedNameProblems is validation.IsQualifiedName, answered at once
+// for the names every pod carries (its regular expressions are not free).
+func qualifiedNameProblems(name string) []string {
+	switch name {
+	case string(corev1.ResourceCPU), string(corev1.ResourceMemory), string(corev1.ResourceEphemeralStorage),
+		string(corev1.ResourceStorage), corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable:
+		return nil
+	}
+	return validation.IsQualifiedName(name)
+}
+
 // validateQuantity requires a quantity to be non-negative and storable.
 func validateQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
-	if err := checkQuantityText(q.String()); err != nil {
-		return field.ErrorList{field.Invalid(p, q.String(), err.Error())}
-	}
-	if err := checkQuantity(q); err != nil {
-		return field.ErrorList{field.Invalid(p, fmt.Sprintf("%g", q.AsApproximateFloat64()), err.Error())}
-	}
-	if q.Sign() < 0 {
-		return field.ErrorList{field.Invalid(p, q.String(), "must be greater than or equal to 0")}
+	if bad, value, detail := quantityProblem(q); bad {
+		return field.ErrorList{field.Invalid(p, value, detail)}
 	}
 	return nil
+}
+
+// quantityProblem is what validateQuantity finds wrong with q: the value
+// to report and why.
+func quantityProblem(q resource.Quantity) (bad bool, value any, detail string) {
+	if err := checkQuantityText(q.String()); err != nil {
+		return true, q.String(), err.Error()
+	}
+	if err := checkQuantity(q); err != nil {
+		return true, fmt.Sprintf("%g", q.AsApproximateFloat64()), err.Error()
+	}
+	if q.Sign() < 0 {
+		return true, q.String(), "must be greater than or equal to 0"
+	}
+	return false, nil, ""
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -21,28 +22,29 @@ var (
 )
 
 func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
-	vols, errs := validateVolumes(s.Volumes, p.Child("volumes"))
+	ps := podSpecPathsAt(p)
+	vols, errs := validateVolumes(s.Volumes, ps.volumes)
 	names := sets.New[string]()
-	errs = append(errs, validateContainers(s.InitContainers, p.Child("initContainers"), vols, names)...)
+	errs = append(errs, validateContainers(s.InitContainers, ps.initContainers, vols, names)...)
 	if len(s.Containers) == 0 {
-		errs = append(errs, field.Required(p.Child("containers"), ""))
+		errs = append(errs, field.Required(ps.containers, ""))
 	}
-	errs = append(errs, validateContainers(s.Containers, p.Child("containers"), vols, names)...)
-	errs = append(errs, oneOf(s.RestartPolicy, restartPolicies, p.Child("restartPolicy"))...)
-	errs = append(errs, oneOf(s.DNSPolicy, dnsPolicies, p.Child("dnsPolicy"))...)
+	errs = append(errs, validateContainers(s.Containers, ps.containers, vols, names)...)
+	errs = append(errs, oneOf(s.RestartPolicy, restartPolicies, ps.restartPolicy)...)
+	errs = append(errs, oneOf(s.DNSPolicy, dnsPolicies, ps.dnsPolicy)...)
 	if g := s.TerminationGracePeriodSeconds; g != nil {
-		errs = append(errs, apivalidation.ValidateNonnegativeField(*g, p.Child("terminationGracePeriodSeconds"))...)
+		errs = append(errs, apivalidation.ValidateNonnegativeField(*g, ps.terminationGracePeriodSeconds)...)
 	}
 	if d := s.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
-		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *d, "must be between 1 and 2147483647, inclusive"))
+		errs = append(errs, field.Invalid(ps.activeDeadlineSeconds, *d, "must be between 1 and 2147483647, inclusive"))
 	}
-	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
-	errs = append(errs, validateNodeAffinity(s.Affinity, p.Child("affinity"))...)
+	errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, ps.nodeSelector)...)
+	errs = append(errs, validateNodeAffinity(s.Affinity, ps.affinity)...)
 	if s.NodeName != "" {
-		errs = append(errs, invalidEach(p.Child("nodeName"), s.NodeName, apivalidation.NameIsDNSSubdomain(s.NodeName, false))...)
+		errs = append(errs, invalidEach(ps.nodeName, s.NodeName, apivalidation.NameIsDNSSubdomain(s.NodeName, false))...)
 	}
 	for i, t := range s.Tolerations {
-		errs = append(errs, validateToleration(t, p.Child("tolerations").Index(i))...)
+		errs = append(errs, validateToleration(t, ps.tolerations, i)...)
 	}
 	return errs
 }
@@ -62,27 +64,32 @@ func oneOf[T ~string](v T, allowed []T, p *field.Path) field.ErrorList {
 
 var effects = []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}
 
-func validateToleration(t corev1.Toleration, p *field.Path) field.ErrorList {
+// validateToleration checks item i of the tolerations at list, building
+// its paths only for an error.
+func validateToleration(t corev1.Toleration, list *field.Path, i int) field.ErrorList {
 	var errs field.ErrorList
+	at := func(name string) *field.Path { return list.Index(i).Child(name) }
 	if t.Key != "" {
-		errs = append(errs, metav1validation.ValidateLabelName(t.Key, p.Child("key"))...)
+		if msgs := qualifiedNameProblems(t.Key); len(msgs) > 0 {
+			errs = append(errs, invalidEach(at("key"), t.Key, msgs)...) // metav1validation.ValidateLabelName's errors
+		}
 	} else if t.Operator != corev1.TolerationOpExists {
-		errs = append(errs, field.Invalid(p.Child("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+		errs = append(errs, field.Invalid(at("operator"), t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
 	}
 	switch t.Operator {
 	case corev1.TolerationOpEqual, "":
 	case corev1.TolerationOpExists:
 		if t.Value != "" {
-			errs = append(errs, field.Invalid(p.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			errs = append(errs, field.Invalid(at("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 		}
 	default:
-		errs = append(errs, field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+		errs = append(errs, field.NotSupported(at("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
 	}
-	if t.Effect != "" {
-		errs = append(errs, oneOf(t.Effect, effects, p.Child("effect"))...)
+	if t.Effect != "" && !slices.Contains(effects, t.Effect) {
+		errs = append(errs, oneOf(t.Effect, effects, at("effect"))...)
 	}
 	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-		errs = append(errs, field.Invalid(p.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		errs = append(errs, field.Invalid(at("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
 	}
 	return errs
 }

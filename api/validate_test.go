@@ -93,6 +93,13 @@ func TestValidatePod(t *testing.T) {
 		{"toleration", "metadata: {name: p}\nspec: {tolerations: [{operator: Equal, value: x}], containers: [{name: c, image: x}]}", []string{"spec.tolerations[0].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty"}},
 		{"probe handler", "metadata: {name: p}\nspec: {containers: [{name: c, image: x, livenessProbe: {periodSeconds: 3}}]}", []string{"spec.containers[0].livenessProbe: Required value: must specify a handler type"}},
 		{"deadline", "metadata: {name: p}\nspec: {activeDeadlineSeconds: 0, containers: [{name: c, image: x}]}", []string{"spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"}},
+		{"toleration key", "metadata: {name: p}\nspec: {tolerations: [{key: ok}, {key: 'a b', operator: Exists}], containers: [{name: c, image: x}]}", []string{`spec.tolerations[1].key: Invalid value: "a b": name part must consist of alphanumeric characters`}},
+		{"toleration effect", "metadata: {name: p}\nspec: {tolerations: [{key: k, effect: Sometimes}], containers: [{name: c, image: x}]}", []string{`spec.tolerations[0].effect: Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`}},
+		{"toleration seconds", "metadata: {name: p}\nspec: {tolerations: [{key: k, effect: NoSchedule, tolerationSeconds: 5}], containers: [{name: c, image: x}]}", []string{`spec.tolerations[0].effect: Invalid value: "NoSchedule": effect must be 'NoExecute' when ` + "`tolerationSeconds` is set"}},
+		{"toleration exists value", "metadata: {name: p}\nspec: {tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c, image: x}]}", []string{`spec.tolerations[0].operator: Invalid value: "v": value must be empty when ` + "`operator` is 'Exists'"}},
+		{"resource name", "metadata: {name: p}\nspec: {containers: [{name: c, image: x, resources: {limits: {'a b': 1}}}]}", []string{`spec.containers[0].resources.limits[a b]: Invalid value: "a b": name part must consist of alphanumeric characters`, `spec.containers[0].resources.requests[a b]: Invalid value: "a b": name part`}},
+		{"init container", "metadata: {name: p}\nspec: {initContainers: [{name: i}], containers: [{name: c, image: x}]}", []string{"spec.initContainers[0].image: Required value"}},
+		{"ninth container", "metadata: {name: p}\nspec: {containers: [{name: c0, image: x}, {name: c1, image: x}, {name: c2, image: x}, {name: c3, image: x}, {name: c4, image: x}, {name: c5, image: x}, {name: c6, image: x}, {name: c7, image: x}, {name: c8}]}", []string{"spec.containers[8].image: Required value"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
