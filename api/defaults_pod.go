@@ -46,14 +46,28 @@ const DefaultTolerationSeconds = int64(300)
 // toleration of DefaultTolerationSeconds. Pods get it on every write, as
 // the admission plugin does on create and update; templates do not.
 func DefaultTolerations(tolerations []corev1.Toleration) []corev1.Toleration {
-	out := slices.Clip(tolerations) // appending never writes into a shared array
-	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+	keys := [2]string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable}
+	missing := 0
+	for _, key := range keys {
+		if !coversTaintKey(tolerations, key) {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return slices.Clip(tolerations)
+	}
+	// One new array and one for the seconds (each toleration its own
+	// element), however many are added: never the caller's array.
+	out := make([]corev1.Toleration, len(tolerations), len(tolerations)+missing)
+	copy(out, tolerations)
+	secs := make([]int64, 0, missing)
+	for _, key := range keys {
 		if coversTaintKey(tolerations, key) {
 			continue
 		}
-		secs := DefaultTolerationSeconds
+		secs = append(secs, DefaultTolerationSeconds)
 		out = append(out, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
-			Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs})
+			Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs[len(secs)-1]})
 	}
 	return out
 }

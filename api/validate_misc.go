@@ -132,11 +132,18 @@ func validateEvent(e *corev1.Event) field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), io.Namespace, "does not match event.namespace"))
 	}
 	if e.Type != "" {
-		errs = append(errs, oneOf(e.Type, []string{corev1.EventTypeNormal, corev1.EventTypeWarning}, field.NewPath("type"))...)
+		errs = append(errs, oneOf(e.Type, eventTypes, eventTypePath)...)
 	}
-	errs = append(errs, nonNegative(&e.Count, field.NewPath("count"))...)
+	errs = append(errs, nonNegative(&e.Count, eventCountPath)...)
 	return errs
 }
+
+// Made once: every pod scheduled writes an Event.
+var (
+	eventTypes     = []string{corev1.EventTypeNormal, corev1.EventTypeWarning}
+	eventTypePath  = field.NewPath("type")
+	eventCountPath = field.NewPath("count")
+)
 
 func validateLease(l *coordinationv1.Lease) field.ErrorList {
 	var errs field.ErrorList

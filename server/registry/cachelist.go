@@ -2,7 +2,8 @@ package registry
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,11 +81,11 @@ func selectCached(inf *informer.Informer, res *api.Resource, ns string, lo *List
 			out = append(out, o)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].GetNamespace() != out[j].GetNamespace() {
-			return out[i].GetNamespace() < out[j].GetNamespace()
+	slices.SortFunc(out, func(a, b api.Object) int { // no allocation, unlike sort.Slice
+		if c := strings.Compare(a.GetNamespace(), b.GetNamespace()); c != 0 {
+			return c
 		}
-		return out[i].GetName() < out[j].GetName()
+		return strings.Compare(a.GetName(), b.GetName())
 	})
 	return out
 }
