@@ -132,9 +132,25 @@ func (r *Resource) Prefix(namespace string) string {
 // Key is the datastore key of one object.
 func (r *Resource) Key(namespace, name string) string {
 	if !r.Namespaced {
-		return r.Prefix("") + name
+		namespace = ""
 	}
-	return r.Prefix(namespace) + name
+	return r.keyIn(namespace, name)
+}
+
+// keyIn is Prefix(namespace) + name, made in one allocation: every write
+// and every object the cache takes names its key.
+func (r *Resource) keyIn(namespace, name string) string {
+	if r.Storage != nil {
+		return r.Storage.keyIn(namespace, name)
+	}
+	group := r.Group
+	if group == "" {
+		group = "core"
+	}
+	if r.Namespaced && namespace != "" {
+		return "/registry/" + group + "/" + r.Name + "/" + namespace + "/" + name
+	}
+	return "/registry/" + group + "/" + r.Name + "/" + name
 }
 
 var resources = []*Resource{

@@ -31,7 +31,7 @@ func (c *Controller) podAdded(obj api.Object) {
 		c.podDeleted(pod) // seen for the first time already going
 		return
 	}
-	if ref := metav1.GetControllerOf(pod); ref != nil {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		if rs := c.resolveRef(pod.Namespace, ref); rs != nil {
 			c.observed(rs, pod.Name, false)
 		}
@@ -87,7 +87,7 @@ func (c *Controller) podUpdated(oldObj, curObj api.Object) {
 		}
 		return
 	}
-	curRef, oldRef := metav1.GetControllerOf(cur), metav1.GetControllerOf(old)
+	curRef, oldRef := metav1.GetControllerOfNoCopy(cur), metav1.GetControllerOfNoCopy(old)
 	refChanged := !sameRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rs := c.resolveRef(old.Namespace, oldRef); rs != nil {
@@ -113,7 +113,7 @@ func (c *Controller) podUpdated(oldObj, curObj api.Object) {
 // podDeleted: a pod going or gone is a deletion its controller observed.
 func (c *Controller) podDeleted(obj api.Object) {
 	pod := obj.(*corev1.Pod)
-	ref := metav1.GetControllerOf(pod)
+	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil {
 		return
 	}
