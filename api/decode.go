@@ -173,6 +173,29 @@ func gvkString(gvk schema.GroupVersionKind) string {
 // Encode returns obj as JSON with its kind and apiVersion set.
 func Encode(obj Object) ([]byte, error) { return EncodeObject(obj) }
 
+// EncodeOwned is Encode of an object no one else reads meanwhile: its
+// type fields, when they are its struct's own, are set for the encoding
+// and put back after, rather than encoding a shallow copy that has them
+// (a pod's copy is 1 KiB, and every write of one encodes it).
+func EncodeOwned(obj Object) ([]byte, error) {
+	kinds, _, err := Scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", obj, err)
+	}
+	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
+	if v := reflect.ValueOf(obj); !ok || v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !within(tm, v) {
+		return EncodeObject(obj)
+	}
+	saved := *tm
+	tm.SetGroupVersionKind(kinds[0])
+	data, err := json.Marshal(obj)
+	*tm = saved
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", kinds[0].Kind, err)
+	}
+	return data, nil
+}
+
 // EncodeObject returns any object the Scheme knows (lists, Status, Table,
 // WatchEvent, ...) as JSON with its kind and apiVersion set. obj itself is
 // never modified: when its type fields need setting, a copy is encoded.

@@ -23,7 +23,7 @@ func encodeStored(obj api.Object) ([]byte, error) {
 	}
 	rv := obj.GetResourceVersion()
 	obj.SetResourceVersion("")
-	data, err := api.Encode(obj)
+	data, err := api.EncodeOwned(obj) // obj is the write's own, as its resourceVersion says
 	obj.SetResourceVersion(rv)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s %q: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
