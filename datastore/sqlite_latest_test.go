@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,8 +34,32 @@ func TestLatestCacheKeepsTheNewestPuts(t *testing.T) {
 		t.Errorf("a nil value: got nil, want empty as the log column holds it")
 	}
 	c.reset()
-	if _, ok := c.get("a"); ok || len(c.ring) != 0 {
-		t.Errorf("after reset: a found %v, ring %d; want nothing", ok, len(c.ring))
+	if _, ok := c.get("a"); ok || c.n != 0 {
+		t.Errorf("after reset: a found %v, %d puts; want nothing", ok, c.n)
+	}
+}
+
+// TestLatestCacheBoundsBytes keeps the values' bytes under latestBytes by
+// forgetting the oldest keys, and does not keep a value above
+// latestMaxValue, not even an older, smaller one of the same key.
+func TestLatestCacheBoundsBytes(t *testing.T) {
+	c := newLatestCache(1000)
+	value := make([]byte, latestMaxValue)
+	n := latestBytes/latestMaxValue + 2
+	for i := range n {
+		c.put(&KeyValue{Key: fmt.Sprint(i), Value: value})
+		if c.bytes > latestBytes {
+			t.Fatalf("after %d puts: %d bytes, want at most %d", i+1, c.bytes, latestBytes)
+		}
+	}
+	for i, want := range map[int]bool{0: false, 1: false, 2: true, n - 1: true} {
+		if _, ok := c.get(fmt.Sprint(i)); ok != want {
+			t.Errorf("key %d: found %v, want %v", i, ok, want)
+		}
+	}
+	c.put(&KeyValue{Key: "2", Value: make([]byte, latestMaxValue+1)})
+	if _, ok := c.get("2"); ok || c.bytes != (n-3)*latestMaxValue {
+		t.Errorf("after a too large value: key found %v, %d bytes; want it gone, %d", ok, c.bytes, (n-3)*latestMaxValue)
 	}
 }
 
@@ -83,5 +108,33 @@ func TestLatestCacheForgetsRolledBackWrites(t *testing.T) {
 	_, prev, err := st.Delete(ctx, "/k", 1)
 	if err != nil || prev.ModRevision != 1 || !bytes.Equal(prev.Value, []byte("v1")) {
 		t.Fatalf("delete at revision 1: got %+v, %v; want revision 1 with v1", prev, err)
+	}
+}
+
+// TestLatestCacheForgottenWhenIdle checks the writer forgets what it
+// remembered once idle: the value is changed in the file behind its back,
+// and after the idle time the delete's previous value is the file's.
+func TestLatestCacheForgottenWhenIdle(t *testing.T) {
+	was := latestIdle
+	t.Cleanup(func() { latestIdle = was }) // after the store's Close
+	latestIdle = 20 * time.Millisecond
+	st := openInternal(t, SQLiteConfig{})
+	ctx := context.Background()
+	rev, err := st.Create(ctx, "/idle", []byte("v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openDB(st.path, nil) // the writer holds wdb's only connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE log SET value = 'file' WHERE rev = ?`, rev); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * latestIdle)
+	_, prev, err := st.Delete(ctx, "/idle", rev)
+	if err != nil || prev.ModRevision != rev || string(prev.Value) != "file" {
+		t.Fatalf("delete after idle: got %+v, %v; want revision %d with the file's value", prev, err, rev)
 	}
 }

@@ -89,16 +89,22 @@ func (w *writer) run() {
 	defer close(w.s.writerDone)
 	defer w.close()
 	batch := make([]*writeReq, 0, w.s.cfg.MaxBatch)
+	idle := time.NewTimer(latestIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case <-w.s.stop:
 			w.failQueued()
 			return
+		case <-idle.C:
+			w.latest.reset()
+			continue
 		case r := <-w.s.reqs:
 			batch = append(batch[:0], r)
 		}
 		batch = w.linger(w.collect(batch))
 		w.process(batch)
+		idle.Reset(latestIdle)
 	}
 }
 
