@@ -75,6 +75,7 @@ func (w *writer) applyAll(reqs []*writeReq, results []writeResult) ([]Event, err
 // back, so none of its writes happened) and re-reads the revision, so the
 // next batch continues from what the database holds.
 func (w *writer) failBatch(results []writeResult, err error) {
+	w.latest.reset() // it holds rows of the writes that rolled back
 	err = fmt.Errorf("write batch: %w", err)
 	for i := range results {
 		results[i] = writeResult{err: err}

@@ -84,9 +84,12 @@ func (w *writer) apply(r *writeReq, rev int64) (Event, error) {
 	return Event{}, fmt.Errorf("unknown write kind %d", r.kind)
 }
 
-// lookup returns key's live value, or nil when it has none. The value is
-// the driver's copy, read once.
+// lookup returns key's live value, or nil when it has none: the row the
+// writer remembers (see latestCache), else the driver's copy, read once.
 func (w *writer) lookup(key string) (*KeyValue, error) {
+	if kv, ok := w.latest.get(key); ok {
+		return kv, nil
+	}
 	row, found, err := w.stmts.current.queryRow(3, key)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
@@ -129,6 +132,7 @@ func (w *writer) create(r *writeReq, rev int64) (Event, error) {
 		return Event{}, err
 	}
 	kv := &KeyValue{Key: r.key, Value: r.value, CreateRevision: rev, ModRevision: rev}
+	w.latest.put(kv)
 	return Event{Type: EventCreate, Revision: rev, KV: kv}, nil
 }
 
@@ -149,6 +153,7 @@ func (w *writer) update(r *writeReq, rev int64) (Event, error) {
 		return Event{}, fmt.Errorf("update %s: %w", r.key, err)
 	}
 	kv := &KeyValue{Key: r.key, Value: r.value, CreateRevision: cur.CreateRevision, ModRevision: rev}
+	w.latest.put(kv)
 	return Event{Type: EventUpdate, Revision: rev, KV: kv, PrevKV: cur}, nil
 }
 
@@ -168,6 +173,7 @@ func (w *writer) delete(r *writeReq, rev int64) (Event, error) {
 	if _, err := w.stmts.deleteCurrent.run(r.key); err != nil {
 		return Event{}, fmt.Errorf("delete %s: %w", r.key, err)
 	}
+	w.latest.forget(r.key)
 	kv := &KeyValue{Key: r.key, Value: cur.Value, CreateRevision: cur.CreateRevision, ModRevision: rev}
 	return Event{Type: EventDelete, Revision: rev, KV: kv, PrevKV: cur}, nil
 }

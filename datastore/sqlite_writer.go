@@ -38,10 +38,11 @@ type writeResult struct {
 // transaction in arrival order, commits once and then answers every caller:
 // one fsync for the whole batch.
 type writer struct {
-	s     *SQLite
-	conn  *sql.Conn
-	stmts *writeStmts
-	rev   int64 // latest committed revision
+	s      *SQLite
+	conn   *sql.Conn
+	stmts  *writeStmts
+	latest *latestCache // the live rows of the keys written last
+	rev    int64        // latest committed revision
 
 	lastBatch  int           // writes in the previous batch
 	lastCommit time.Duration // how long the previous batch took
@@ -55,7 +56,7 @@ func newWriter(ctx context.Context, s *SQLite) (*writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer connection: %w", err)
 	}
-	w := &writer{s: s, conn: conn}
+	w := &writer{s: s, conn: conn, latest: newLatestCache(latestCap)}
 	err = conn.Raw(func(dc any) error {
 		w.stmts, err = prepareWrites(dc)
 		return err
@@ -88,16 +89,22 @@ func (w *writer) run() {
 	defer close(w.s.writerDone)
 	defer w.close()
 	batch := make([]*writeReq, 0, w.s.cfg.MaxBatch)
+	idle := time.NewTimer(latestIdle)
+	defer idle.Stop()
 	for {
 		select {
 		case <-w.s.stop:
 			w.failQueued()
 			return
+		case <-idle.C:
+			w.latest.reset()
+			continue
 		case r := <-w.s.reqs:
 			batch = append(batch[:0], r)
 		}
 		batch = w.linger(w.collect(batch))
 		w.process(batch)
+		idle.Reset(latestIdle)
 	}
 }
 
