@@ -110,11 +110,11 @@ func (c *Cache) put(st *state, kv *datastore.KeyValue) (cur, old ref, had, ok bo
 
 // objectOf is the object of kv: the one handed over for it, if any,
 // decoded otherwise.
-func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed, prev api.Object, prevSecs *api.Sections) (api.Object, *api.Sections, error) {
+func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed *Offered, prev api.Object, prevSecs *api.Sections) (api.Object, *api.Sections, error) {
 	if handed == nil {
 		return api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 	}
-	obj, secs := api.AdoptStored(st.res, handed, kv.Value, kv.ModRevision, prev, prevSecs)
+	obj, secs := api.AdoptStored(st.res, handed.obj, handed.secs, kv.ModRevision, prev, prevSecs)
 	if c.check != nil {
 		decoded, _, _ := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 		c.check(kv.Key, obj, decoded)

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,7 @@ type Offered struct {
 	key     string
 	data    []byte // the bytes the write stores
 	obj     api.Object
+	secs    *api.Sections // data's fingerprints (nil: none kept)
 	at      time.Time
 	rev     atomic.Int64 // the write's revision, once known
 }
@@ -84,9 +86,11 @@ func (c *Cache) Handoffs() HandoffStats {
 
 // Offer gives the cache obj, an object of res about to be written at key
 // as data. The cache copies what it needs before Offer returns, so the
-// caller keeps obj. It is nil when the cache cannot use the offer: the
-// resource is not fed by the shared watch or nobody follows it (lazy.go),
-// or obj cannot be copied exactly.
+// caller keeps obj: the sections data repeats from the object the cache
+// holds are that object's (api.StoredCopyReusing), the others a copy of
+// obj's. It is nil when the cache cannot use the offer: the resource is
+// not fed by the shared watch or nobody follows it (lazy.go), or obj
+// cannot be copied exactly.
 func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object) *Offered {
 	if !c.fed.Load() {
 		return nil
@@ -95,11 +99,12 @@ func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object
 	if st == nil || st.res != res || st.quiet() {
 		return nil
 	}
-	cp, ok := api.StoredCopy(res, obj)
+	prev, prevSecs := st.held(strings.TrimPrefix(key, st.res.Prefix("")))
+	cp, secs, ok := api.StoredCopyReusing(res, obj, data, prev, prevSecs)
 	if !ok {
 		return nil
 	}
-	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: cp, at: time.Now()}
+	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: cp, secs: secs, at: time.Now()}
 	c.handoff.put(o, c.rev.Load)
 	return o
 }
@@ -155,10 +160,10 @@ func (h *handoff) removeLocked(key string, o *Offered) {
 	h.bytes -= int64(len(o.data))
 }
 
-// take is the object offered for key with exactly data, if any; an offer
-// of other bytes stays for its own event, unless the revision it was
-// written at is already applied (rev: the event's).
-func (h *handoff) take(key string, data []byte, rev int64) api.Object {
+// take is the offer for key with exactly data, if any; an offer of other
+// bytes stays for its own event, unless the revision it was written at is
+// already applied (rev: the event's).
+func (h *handoff) take(key string, data []byte, rev int64) *Offered {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o, ok := h.offers[key]
@@ -175,7 +180,7 @@ func (h *handoff) take(key string, data []byte, rev int64) api.Object {
 	h.removeLocked(key, o)
 	h.taken.Add(1)
 	handoffTaken.Add(1)
-	return o.obj
+	return o
 }
 
 // withdraw removes o if it is still its key's offer.

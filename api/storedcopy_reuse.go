@@ -1,0 +1,58 @@
+package api
+
+import "reflect"
+
+// A write usually repeats most of the revision before it (see
+// DecodeStoredReusing): a pod's status write leaves its metadata and spec
+// alone. The copy the registry hands the cache need not copy those
+// sections: the cache holds them already, decoded (or copied) from equal
+// bytes, and shares them with the new revision as the decode would.
+
+// StoredCopyReusing is StoredCopy of obj, encoded as data, for a cache
+// that holds prev (its fingerprints prevSecs) as the revision before: the
+// sections whose bytes equal prev's are prev's, shared, and only the
+// others are copied and fixed. It also returns data's fingerprints (nil
+// when r's objects keep none), for AdoptStored. prev and prevSecs must
+// come from one decode or copy of a stored value of r; nil means none.
+func StoredCopyReusing(r *Resource, obj Object, data []byte, prev Object, prevSecs *Sections) (Object, *Sections, bool) {
+	p := copyPlan(r, obj)
+	if p == nil {
+		return nil, nil, false
+	}
+	t, fields := sectionFields(r)
+	if fields == nil {
+		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
+		return out, nil, ok
+	}
+	spans, ok := topLevelSpans(data)
+	if !ok {
+		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
+		return out, nil, ok
+	}
+	secs := fingerprint(data, spans)
+	reuse := reusable(secs, prevSecs, prev, t)
+	if reuse == [len(sectionNames)]bool{} {
+		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
+		return out, secs, ok
+	}
+	// A shallow copy of obj without the reused sections, deep copied:
+	// only the other sections are copied, then fixed.
+	without := reflect.New(t.Elem())
+	without.Elem().Set(reflect.ValueOf(obj).Elem())
+	for i, ok := range reuse {
+		if ok {
+			without.Elem().Field(fields[i]).SetZero()
+		}
+	}
+	out, ok := fixedCopy(r, p, without.Interface().(Object).DeepCopyObject().(Object))
+	if !ok {
+		return nil, nil, false
+	}
+	dst, src := reflect.ValueOf(out).Elem(), reflect.ValueOf(prev).Elem()
+	for i, ok := range reuse {
+		if ok { // counted by AdoptStored, which shares them again
+			dst.Field(fields[i]).Set(src.Field(fields[i]))
+		}
+	}
+	return out, secs, true
+}
