@@ -20,17 +20,11 @@ func StoredCopyReusing(r *Resource, obj Object, data []byte, prev Object, prevSe
 		return nil, nil, false
 	}
 	t, fields := sectionFields(r)
-	if fields == nil {
-		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
-		return out, nil, ok
+	secs := Fingerprints(r, data)
+	var reuse [len(sectionNames)]bool
+	if secs != nil {
+		reuse = reusable(secs, prevSecs, prev, t)
 	}
-	spans, ok := topLevelSpans(data)
-	if !ok {
-		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
-		return out, nil, ok
-	}
-	secs := fingerprint(data, spans)
-	reuse := reusable(secs, prevSecs, prev, t)
 	if reuse == [len(sectionNames)]bool{} {
 		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
 		return out, secs, ok
@@ -55,4 +49,34 @@ func StoredCopyReusing(r *Resource, obj Object, data []byte, prev Object, prevSe
 		}
 	}
 	return out, secs, true
+}
+
+// Fingerprints are the fingerprints of data, a stored value of r, for
+// AdoptStored; nil when r's objects keep none or data's sections cannot
+// be found.
+func Fingerprints(r *Resource, data []byte) *Sections {
+	if _, fields := sectionFields(r); fields == nil {
+		return nil
+	}
+	spans, ok := topLevelSpans(data)
+	if !ok {
+		return nil
+	}
+	return fingerprint(data, spans)
+}
+
+// Copyable says whether StoredCopy copies obj, of r's kind, at all (it
+// may still decline one of its values).
+func Copyable(r *Resource, obj Object) bool { return copyPlan(r, obj) != nil }
+
+// FixStored brings *ptr, a value of an API type the caller owns, to what
+// a JSON round trip gives, as StoredCopy brings its copy; false: it
+// cannot.
+func FixStored(ptr any) bool {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	p := normPlanOf(v.Type().Elem())
+	return p.ok && (p.fix == nil || p.fix(v.Elem()))
 }

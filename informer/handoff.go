@@ -92,11 +92,8 @@ func (c *Cache) Handoffs() HandoffStats {
 // not fed by the shared watch or nobody follows it (lazy.go), or obj
 // cannot be copied exactly.
 func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object) *Offered {
-	if !c.fed.Load() {
-		return nil
-	}
-	st := c.feed[resourcePath(res.Group, res.Name)]
-	if st == nil || st.res != res || st.quiet() {
+	st := c.offerable(res)
+	if st == nil {
 		return nil
 	}
 	prev, prevSecs := st.held(strings.TrimPrefix(key, st.res.Prefix("")))
@@ -104,7 +101,39 @@ func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object
 	if !ok {
 		return nil
 	}
-	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: cp, secs: secs, at: time.Now()}
+	return c.keep(key, data, cp, secs)
+}
+
+// Give is Offer without the copy, for a writer that gives obj up: the
+// cache takes obj itself. The caller must neither keep nor change obj once
+// Give is called, and obj must already be what decoding data gives (what
+// api.StoredCopy makes of it), but for its resourceVersion. It may share
+// memory with the object the cache holds for key: the cache changes
+// neither. Nil as for Offer.
+func (c *Cache) Give(res *api.Resource, key string, data []byte, obj api.Object) *Offered {
+	st := c.offerable(res)
+	if st == nil || !api.Copyable(res, obj) {
+		return nil
+	}
+	return c.keep(key, data, obj, api.Fingerprints(res, data))
+}
+
+// offerable is the state an offer of res goes to; nil when res is not fed
+// by the shared watch or nobody follows it.
+func (c *Cache) offerable(res *api.Resource) *state {
+	if !c.fed.Load() {
+		return nil
+	}
+	st := c.feed[resourcePath(res.Group, res.Name)]
+	if st == nil || st.res != res || st.quiet() {
+		return nil
+	}
+	return st
+}
+
+// keep holds obj, with data's fingerprints secs, for data's event at key.
+func (c *Cache) keep(key string, data []byte, obj api.Object, secs *api.Sections) *Offered {
+	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: obj, secs: secs, at: time.Now()}
 	c.handoff.put(o, c.rev.Load)
 	return o
 }
