@@ -96,7 +96,7 @@ func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object
 	if st == nil {
 		return nil
 	}
-	prev, prevSecs := st.held(strings.TrimPrefix(key, st.res.Prefix("")))
+	prev, prevSecs := st.held(strings.TrimPrefix(key, st.prefix))
 	cp, secs, ok := api.StoredCopyReusing(res, obj, data, prev, prevSecs)
 	if !ok {
 		return nil
