@@ -62,7 +62,7 @@ func copyPlan(r *Resource, obj Object) *normPlan {
 		return nil
 	}
 	t := reflect.TypeOf(obj)
-	if t != reflect.TypeOf(r.New()) || t.Kind() != reflect.Pointer || reflect.ValueOf(obj).IsNil() {
+	if t != objectType(r) || t.Kind() != reflect.Pointer || reflect.ValueOf(obj).IsNil() {
 		return nil
 	}
 	if _, converted := toStorageByType[t]; converted {
@@ -72,6 +72,20 @@ func copyPlan(r *Resource, obj Object) *normPlan {
 		return p
 	}
 	return nil
+}
+
+// objectTypes caches each resource's object type: *Resource -> reflect.Type.
+var objectTypes sync.Map
+
+// objectType is the Go type of r's objects, found once, not by making an
+// object per copy.
+func objectType(r *Resource) reflect.Type {
+	if t, ok := objectTypes.Load(r); ok {
+		return t.(reflect.Type)
+	}
+	t := reflect.TypeOf(r.New())
+	objectTypes.Store(r, t)
+	return t
 }
 
 // fixedCopy brings out, a deep copy, to what a round trip gives.
