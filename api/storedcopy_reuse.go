@@ -25,29 +25,38 @@ func StoredCopyReusing(r *Resource, obj Object, data []byte, prev Object, prevSe
 	if secs != nil {
 		reuse = reusable(secs, prevSecs, prev, t)
 	}
-	if reuse == [len(sectionNames)]bool{} {
+	var fixes any
+	byField := false
+	if reuse != [len(sectionNames)]bool{} {
+		fixes, byField = structFixes.Load(t.Elem())
+	}
+	if reuse == [len(sectionNames)]bool{} || (!byField && p.fix != nil) {
 		out, ok := fixedCopy(r, p, obj.DeepCopyObject().(Object))
 		return out, secs, ok
 	}
 	// A shallow copy of obj without the reused sections, deep copied:
-	// only the other sections are copied, then fixed.
+	// only the other sections are copied, then fixed (the fields of obj's
+	// struct one by one, as its plan fixes them, but the reused ones).
 	without := reflect.New(t.Elem())
 	without.Elem().Set(reflect.ValueOf(obj).Elem())
+	skip := make([]int, 0, len(sectionNames))
 	for i, ok := range reuse {
 		if ok {
 			without.Elem().Field(fields[i]).SetZero()
+			skip = append(skip, fields[i])
 		}
 	}
-	out, ok := fixedCopy(r, p, without.Interface().(Object).DeepCopyObject().(Object))
-	if !ok {
+	out := without.Interface().(Object).DeepCopyObject().(Object)
+	dst, src := reflect.ValueOf(out).Elem(), reflect.ValueOf(prev).Elem()
+	if byField && !fixFields(dst, fixes.([]fieldFix), skip) {
 		return nil, nil, false
 	}
-	dst, src := reflect.ValueOf(out).Elem(), reflect.ValueOf(prev).Elem()
 	for i, ok := range reuse {
 		if ok { // counted by AdoptStored, which shares them again
 			dst.Field(fields[i]).Set(src.Field(fields[i]))
 		}
 	}
+	out.GetObjectKind().SetGroupVersionKind(r.GroupVersionKind())
 	return out, secs, true
 }
 
