@@ -15,7 +15,8 @@ import (
 // registry offers the cache its object with the bytes it is about to
 // store (Offer); when a watch event brings those very bytes for that key,
 // the cache takes a copy of the object made as decoding them would have
-// made it (api.StoredCopy) and decodes nothing. The offer is made before
+// made it (api.StoredCopyReusing), or the object itself from a writer that
+// gives it up (Give), and decodes nothing. The offer is made before
 // the write because the watch may apply the change before the write's
 // caller is told of it. Bytes decide, not revisions: whatever revision
 // carries them, equal bytes decode to an equal object.
