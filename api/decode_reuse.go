@@ -181,18 +181,14 @@ func jsonField(t reflect.Type, name string) int {
 	return -1
 }
 
-// AdoptStored makes obj, a copy made by StoredCopy of the object encoded
-// into data, the object of revision rev in place of DecodeStoredReusing's
-// decode: the sections equal to prev's are shared with prev as the decode
-// would share them, and data's fingerprints are returned for the next
-// revision.
-func AdoptStored(r *Resource, obj Object, data []byte, rev int64, prev Object, prevSecs *Sections) (Object, *Sections) {
-	var secs *Sections
-	if t, fields := sectionFields(r); fields != nil {
-		if spans, ok := topLevelSpans(data); ok {
-			secs = fingerprint(data, spans)
-			shareSections(obj, prev, fields, reusable(secs, prevSecs, prev, t))
-		}
+// AdoptStored makes obj, a copy made by StoredCopyReusing of the object
+// encoded into a stored value whose fingerprints are secs, the object of
+// revision rev in place of DecodeStoredReusing's decode: the sections
+// equal to prev's are shared with prev as the decode would share them.
+// secs are returned for the next revision.
+func AdoptStored(r *Resource, obj Object, secs *Sections, rev int64, prev Object, prevSecs *Sections) (Object, *Sections) {
+	if t, fields := sectionFields(r); fields != nil && secs != nil {
+		shareSections(obj, prev, fields, reusable(secs, prevSecs, prev, t))
 	}
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
 	return obj, secs

@@ -48,21 +48,48 @@ var (
 // (DecodeStored) but for the resourceVersion, which the caller sets. ok is
 // false when r's objects or this object cannot be copied so: decode then.
 func StoredCopy(r *Resource, obj Object) (Object, bool) {
-	if r.custom != nil || r.unstructured || r.Storage != nil || r.conv != nil {
+	p := copyPlan(r, obj)
+	if p == nil {
 		return nil, false
+	}
+	return fixedCopy(r, p, obj.DeepCopyObject().(Object))
+}
+
+// copyPlan is the plan of obj's type when StoredCopy can copy obj for r;
+// nil when it cannot.
+func copyPlan(r *Resource, obj Object) *normPlan {
+	if r.custom != nil || r.unstructured || r.Storage != nil || r.conv != nil {
+		return nil
 	}
 	t := reflect.TypeOf(obj)
-	if t != reflect.TypeOf(r.New()) || t.Kind() != reflect.Pointer || reflect.ValueOf(obj).IsNil() {
-		return nil, false
+	if t != objectType(r) || t.Kind() != reflect.Pointer || reflect.ValueOf(obj).IsNil() {
+		return nil
 	}
 	if _, converted := toStorageByType[t]; converted {
-		return nil, false
+		return nil
 	}
-	p := normPlanOf(t.Elem())
-	if !p.ok {
-		return nil, false
+	if p := normPlanOf(t.Elem()); p.ok {
+		return p
 	}
-	out := obj.DeepCopyObject().(Object)
+	return nil
+}
+
+// objectTypes caches each resource's object type: *Resource -> reflect.Type.
+var objectTypes sync.Map
+
+// objectType is the Go type of r's objects, found once, not by making an
+// object per copy.
+func objectType(r *Resource) reflect.Type {
+	if t, ok := objectTypes.Load(r); ok {
+		return t.(reflect.Type)
+	}
+	t := reflect.TypeOf(r.New())
+	objectTypes.Store(r, t)
+	return t
+}
+
+// fixedCopy brings out, a deep copy, to what a round trip gives.
+func fixedCopy(r *Resource, p *normPlan, out Object) (Object, bool) {
 	if p.fix != nil && !p.fix(reflect.ValueOf(out).Elem()) {
 		return nil, false
 	}

@@ -18,6 +18,18 @@ func BenchmarkStoredCopyPod(b *testing.B) {
 			}
 		}
 	})
+	b.Run("copy-over-bound", func(b *testing.B) { // a status write: metadata and spec held
+		prev, prevSecs, err := DecodeStoredReusing(r, podRevisions(b)[1], 1, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for range b.N {
+			if _, _, ok := StoredCopyReusing(r, obj, data, prev, prevSecs); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
 	b.Run("deepcopy", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {

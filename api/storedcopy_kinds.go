@@ -2,6 +2,7 @@ package api
 
 import (
 	"reflect"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -18,7 +19,8 @@ var (
 	microTimeType = reflect.TypeFor[metav1.MicroTime]()
 	// fixersByType are the fixers of the types met most, in plain Go.
 	fixersByType = map[reflect.Type]fixer{timeType: fixTime, microTimeType: fixMicroTime,
-		reflect.TypeFor[resource.Quantity](): fixQuantity, reflect.TypeFor[corev1.ResourceList](): fixResourceList}
+		reflect.TypeFor[resource.Quantity](): fixQuantity, reflect.TypeFor[corev1.ResourceList](): fixResourceList,
+		reflect.TypeFor[map[string]string](): fixStringMap, reflect.TypeFor[[]string](): fixStrings}
 )
 
 func isTimeType(t reflect.Type) bool { return t == timeType || t == microTimeType }
@@ -61,7 +63,37 @@ func fixQuantity(v reflect.Value) bool {
 	return ok
 }
 
+// The round trips of quantities with no big decimal behind a pointer
+// (those DeepCopy leaves equal to themselves) are kept, up to
+// maxQuantityTrips: the pods of one template repeat the same few requests
+// and limits, and a round trip is a marshal and a parse.
+const maxQuantityTrips = 1024
+
+var quantityTrips = struct {
+	sync.RWMutex
+	m map[resource.Quantity]resource.Quantity
+}{m: map[resource.Quantity]resource.Quantity{}}
+
+// roundTripQuantity is q as decoding its JSON gives it.
 func roundTripQuantity(q resource.Quantity) (resource.Quantity, bool) {
+	quantityTrips.RLock()
+	out, ok := quantityTrips.m[q]
+	quantityTrips.RUnlock()
+	if ok {
+		return out, true
+	}
+	out, ok = marshalParse(q)
+	if ok && q.DeepCopy() == q && out.DeepCopy() == out {
+		quantityTrips.Lock()
+		if len(quantityTrips.m) < maxQuantityTrips {
+			quantityTrips.m[q] = out
+		}
+		quantityTrips.Unlock()
+	}
+	return out, ok
+}
+
+func marshalParse(q resource.Quantity) (resource.Quantity, bool) {
 	raw, err := q.MarshalJSON()
 	if err != nil || len(raw) < 2 || raw[0] != '"' {
 		return q, false
@@ -78,7 +110,31 @@ func fixResourceList(v reflect.Value) bool {
 		if !ok || !utf8.ValidString(string(name)) {
 			return false
 		}
-		rl[name] = fixed
+		if fixed != q {
+			rl[name] = fixed
+		}
+	}
+	return true
+}
+
+// fixStringMap declines labels, annotations and other string maps with a
+// key or value that is not UTF-8, without reflection (which copies each
+// key and value it hands out).
+func fixStringMap(v reflect.Value) bool {
+	for k, e := range v.Interface().(map[string]string) {
+		if !utf8.ValidString(k) || !utf8.ValidString(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixStrings declines a string slice with an element that is not UTF-8.
+func fixStrings(v reflect.Value) bool {
+	for _, e := range v.Interface().([]string) {
+		if !utf8.ValidString(e) {
+			return false
+		}
 	}
 	return true
 }

@@ -2,7 +2,9 @@ package api
 
 import (
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // fieldFix is what a struct field needs after a deep copy.
@@ -41,11 +43,20 @@ func structFixer(t reflect.Type, building map[reflect.Type]bool) (fixer, bool) {
 	if len(fields) == 0 {
 		return nil, true
 	}
-	return func(v reflect.Value) bool { return fixFields(v, fields) }, true
+	structFixes.Store(t, fields)
+	return func(v reflect.Value) bool { return fixFields(v, fields, nil) }, true
 }
 
-func fixFields(v reflect.Value, fields []fieldFix) bool {
+// structFixes are the fields of each struct type that need fixing:
+// reflect.Type -> []fieldFix (absent: none).
+var structFixes sync.Map
+
+// fixFields fixes v's fields but those whose index skip lists.
+func fixFields(v reflect.Value, fields []fieldFix, skip []int) bool {
 	for _, f := range fields {
+		if skip != nil && slices.Contains(skip, f.index) {
+			continue
+		}
 		fv := v.Field(f.index)
 		switch {
 		case f.zero:

@@ -70,3 +70,35 @@ func TestStoredCopyDeclines(t *testing.T) {
 		t.Fatal("copied for an unstructured kind")
 	}
 }
+
+// TestQuantityRoundTripsKept: a quantity's kept round trip is the one a
+// marshal and parse give, on first use and later; one with a big decimal
+// behind a pointer is not kept (its copies would share it).
+func TestQuantityRoundTripsKept(t *testing.T) {
+	bigs := 0
+	for _, s := range []string{"100m", "128Mi", "0", "1500m", "2Gi", "1e3", "0.5", "123456789012345678901234567890", "1.000000001"} {
+		q := resource.MustParse(s)
+		want, ok := marshalParse(q)
+		if !ok {
+			t.Fatalf("%s: no round trip", s)
+		}
+		for range 2 {
+			if got, ok := roundTripQuantity(q); !ok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: got %#v, want %#v", s, got, want)
+			}
+		}
+		quantityTrips.RLock()
+		_, kept := quantityTrips.m[q]
+		quantityTrips.RUnlock()
+		big := q.DeepCopy() != q
+		if kept == big {
+			t.Errorf("%s: kept %v, want %v", s, kept, !big)
+		}
+		if big {
+			bigs++
+		}
+	}
+	if bigs == 0 {
+		t.Error("no quantity with a big decimal tried")
+	}
+}

@@ -49,7 +49,7 @@ type Cache struct {
 
 	rev   atomic.Int64 // every change up to rev is applied (shared states)
 	revMu sync.Mutex
-	revCh chan struct{} // closed and replaced when rev moves
+	revCh chan struct{} // closed when rev moves; made by the first waiter after (nil: nobody waits)
 }
 
 // New makes an empty cache over store.
@@ -58,7 +58,7 @@ func New(store datastore.Store, cfg Config) *Cache {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Cache{store: store, log: log, check: cfg.CheckHandoff, states: map[string]*state{}, revCh: make(chan struct{})}
+	return &Cache{store: store, log: log, check: cfg.CheckHandoff, states: map[string]*state{}}
 }
 
 // Informer returns res's informer, making it on first use. Every informer

@@ -91,7 +91,7 @@ func (s sink) Remove(key string) {
 // sections that changed since the revision held (api.DecodeStoredReusing).
 // ok is false when it cannot be decoded (the version is ignored).
 func (c *Cache) put(st *state, kv *datastore.KeyValue) (cur, old ref, had, ok bool) {
-	key := strings.TrimPrefix(kv.Key, st.res.Prefix(""))
+	key := strings.TrimPrefix(kv.Key, st.prefix)
 	handed := c.handoff.take(kv.Key, kv.Value, kv.ModRevision)
 	if st.quiet() {
 		cell := &cell{res: st.res, key: kv.Key, log: c.log, data: kv.Value, rev: kv.ModRevision}
@@ -104,17 +104,17 @@ func (c *Cache) put(st *state, kv *datastore.KeyValue) (cur, old ref, had, ok bo
 		c.log.Warn("cannot decode stored object; ignoring this version", "key", kv.Key, "rev", kv.ModRevision, "err", err)
 		return ref{}, ref{}, false, false
 	}
-	o, had := st.upsert(obj, secs)
+	o, had := st.upsert(key, obj, secs)
 	return ref{obj: obj}, ref{obj: o}, had, true
 }
 
 // objectOf is the object of kv: the one handed over for it, if any,
 // decoded otherwise.
-func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed, prev api.Object, prevSecs *api.Sections) (api.Object, *api.Sections, error) {
+func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed *Offered, prev api.Object, prevSecs *api.Sections) (api.Object, *api.Sections, error) {
 	if handed == nil {
 		return api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 	}
-	obj, secs := api.AdoptStored(st.res, handed, kv.Value, kv.ModRevision, prev, prevSecs)
+	obj, secs := api.AdoptStored(st.res, handed.obj, handed.secs, kv.ModRevision, prev, prevSecs)
 	if c.check != nil {
 		decoded, _, _ := api.DecodeStoredReusing(st.res, kv.Value, kv.ModRevision, prev, prevSecs)
 		c.check(kv.Key, obj, decoded)
@@ -125,7 +125,7 @@ func (c *Cache) objectOf(st *state, kv *datastore.KeyValue, handed, prev api.Obj
 // followLate follows the resource of an informer asked for after Start
 // with a follower of its own. Called with c.mu held.
 func (c *Cache) followLate(st *state) {
-	prefix := st.res.Prefix("")
+	prefix := st.prefix
 	ls := &lateSink{c: c, st: st}
 	ls.mirror = listwatch.NewMirror(prefix, ls)
 	f := listwatch.New(c.store, prefix, ls, listwatch.Config{Logger: c.log.With("resource", st.res.Name)})

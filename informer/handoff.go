@@ -2,6 +2,7 @@ package informer
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +15,8 @@ import (
 // registry offers the cache its object with the bytes it is about to
 // store (Offer); when a watch event brings those very bytes for that key,
 // the cache takes a copy of the object made as decoding them would have
-// made it (api.StoredCopy) and decodes nothing. The offer is made before
+// made it (api.StoredCopyReusing), or the object itself from a writer that
+// gives it up (Give), and decodes nothing. The offer is made before
 // the write because the watch may apply the change before the write's
 // caller is told of it. Bytes decide, not revisions: whatever revision
 // carries them, equal bytes decode to an equal object.
@@ -38,6 +40,7 @@ type Offered struct {
 	key     string
 	data    []byte // the bytes the write stores
 	obj     api.Object
+	secs    *api.Sections // data's fingerprints (nil: none kept)
 	at      time.Time
 	rev     atomic.Int64 // the write's revision, once known
 }
@@ -84,10 +87,41 @@ func (c *Cache) Handoffs() HandoffStats {
 
 // Offer gives the cache obj, an object of res about to be written at key
 // as data. The cache copies what it needs before Offer returns, so the
-// caller keeps obj. It is nil when the cache cannot use the offer: the
-// resource is not fed by the shared watch or nobody follows it (lazy.go),
-// or obj cannot be copied exactly.
+// caller keeps obj: the sections data repeats from the object the cache
+// holds are that object's (api.StoredCopyReusing), the others a copy of
+// obj's. It is nil when the cache cannot use the offer: the resource is
+// not fed by the shared watch or nobody follows it (lazy.go), or obj
+// cannot be copied exactly.
 func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object) *Offered {
+	st := c.offerable(res)
+	if st == nil {
+		return nil
+	}
+	prev, prevSecs := st.held(strings.TrimPrefix(key, st.prefix))
+	cp, secs, ok := api.StoredCopyReusing(res, obj, data, prev, prevSecs)
+	if !ok {
+		return nil
+	}
+	return c.keep(key, data, cp, secs)
+}
+
+// Give is Offer without the copy, for a writer that gives obj up: the
+// cache takes obj itself. The caller must neither keep nor change obj once
+// Give is called, and obj must already be what decoding data gives (what
+// api.StoredCopy makes of it), but for its resourceVersion. It may share
+// memory with the object the cache holds for key: the cache changes
+// neither. Nil as for Offer.
+func (c *Cache) Give(res *api.Resource, key string, data []byte, obj api.Object) *Offered {
+	st := c.offerable(res)
+	if st == nil || !api.Copyable(res, obj) {
+		return nil
+	}
+	return c.keep(key, data, obj, api.Fingerprints(res, data))
+}
+
+// offerable is the state an offer of res goes to; nil when res is not fed
+// by the shared watch or nobody follows it.
+func (c *Cache) offerable(res *api.Resource) *state {
 	if !c.fed.Load() {
 		return nil
 	}
@@ -95,11 +129,12 @@ func (c *Cache) Offer(res *api.Resource, key string, data []byte, obj api.Object
 	if st == nil || st.res != res || st.quiet() {
 		return nil
 	}
-	cp, ok := api.StoredCopy(res, obj)
-	if !ok {
-		return nil
-	}
-	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: cp, at: time.Now()}
+	return st
+}
+
+// keep holds obj, with data's fingerprints secs, for data's event at key.
+func (c *Cache) keep(key string, data []byte, obj api.Object, secs *api.Sections) *Offered {
+	o := &Offered{h: &c.handoff, applied: &c.rev, key: key, data: data, obj: obj, secs: secs, at: time.Now()}
 	c.handoff.put(o, c.rev.Load)
 	return o
 }
@@ -155,10 +190,10 @@ func (h *handoff) removeLocked(key string, o *Offered) {
 	h.bytes -= int64(len(o.data))
 }
 
-// take is the object offered for key with exactly data, if any; an offer
-// of other bytes stays for its own event, unless the revision it was
-// written at is already applied (rev: the event's).
-func (h *handoff) take(key string, data []byte, rev int64) api.Object {
+// take is the offer for key with exactly data, if any; an offer of other
+// bytes stays for its own event, unless the revision it was written at is
+// already applied (rev: the event's).
+func (h *handoff) take(key string, data []byte, rev int64) *Offered {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	o, ok := h.offers[key]
@@ -175,7 +210,7 @@ func (h *handoff) take(key string, data []byte, rev int64) api.Object {
 	h.removeLocked(key, o)
 	h.taken.Add(1)
 	handoffTaken.Add(1)
-	return o.obj
+	return o
 }
 
 // withdraw removes o if it is still its key's offer.

@@ -127,7 +127,8 @@ func (i *Informer) Len() int {
 // state is one resource's objects, indexes and handlers, shared by every
 // handle on it.
 type state struct {
-	res *api.Resource
+	res    *api.Resource
+	prefix string // res.Prefix(""), which its keys are below
 	// apply is held (written) while a change is applied and its handlers
 	// run, and while a handler is added or removed, so a handler sees every
 	// object exactly once and in order. The cache's for the resources it
@@ -143,13 +144,14 @@ type state struct {
 	secs     map[string]*api.Sections // the stored sections of objs' values (api.DecodeStoredReusing)
 	indexers map[string]IndexFunc
 	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
+	vals     map[string][]indexed                      // by key: the values each index holds it under
 	handlers []*Handler
 }
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
-	s := &state{res: res, apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
+	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
 		secs: map[string]*api.Sections{}, pending: map[string]*cell{},
-		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}}
+		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}, vals: map[string][]indexed{}}
 	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
 	s.addIndex(IndexOwner, ownerUIDs)
 	s.addIndex(IndexOrphan, orphanNamespace)

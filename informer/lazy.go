@@ -92,7 +92,7 @@ func (s *state) stash(key string, c *cell) (old ref, had bool) {
 		return ref{}, false
 	}
 	c.prev, c.prevSecs = o, s.secs[key]
-	s.unindex(key, o)
+	s.unindex(key)
 	delete(s.objs, key)
 	delete(s.secs, key)
 	return ref{obj: o}, true

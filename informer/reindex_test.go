@@ -67,3 +67,32 @@ func TestIndexesFollowUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexesForgetRemovedObjects: a removed object leaves every index,
+// under the values it was last indexed by, and an index added later holds
+// the objects there are then.
+func TestIndexesForgetRemovedObjects(t *testing.T) {
+	e := newEnv(t)
+	pods := e.cache.Informer(podsRes)
+	pods.AddHandler(informer.Handler{OnUpdate: func(_, _ api.Object) {}})
+	e.start()
+	e.storePod("p", "n1", "u1", "a")
+	e.caughtUp(e.storePod("p", "n2", "u2", "b"))
+	rev, _, err := e.store.Delete(e.ctx, podsRes.Key("default", "p"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.caughtUp(rev)
+	for _, iv := range [][2]string{{informer.IndexNode, "n1"}, {informer.IndexNode, "n2"}, {informer.IndexOwner, "u2"},
+		{informer.IndexNamespace, "default"}} {
+		if got := len(pods.ByIndex(iv[0], iv[1])); got != 0 {
+			t.Errorf("%s=%q holds %d objects after the removal, want 0", iv[0], iv[1], got)
+		}
+	}
+	e.caughtUp(e.storePod("q", "n3", "", "c"))
+	pods.AddIndex("label", func(o api.Object) []string { return []string{o.GetLabels()["l"]} })
+	e.caughtUp(e.storePod("q", "n3", "", "d"))
+	if got, gone := len(pods.ByIndex("label", "d")), len(pods.ByIndex("label", "c")); got != 1 || gone != 0 {
+		t.Errorf("label index: d holds %d, c holds %d; want 1 and 0", got, gone)
+	}
+}

@@ -16,8 +16,10 @@ func (c *Cache) setRevision(rev int64) {
 	}
 	c.revMu.Lock()
 	c.rev.Store(rev)
-	close(c.revCh)
-	c.revCh = make(chan struct{})
+	if c.revCh != nil {
+		close(c.revCh)
+		c.revCh = nil
+	}
 	c.revMu.Unlock()
 }
 
@@ -37,6 +39,9 @@ func (c *Cache) AwaitRevision(ctx context.Context, rev int64) error {
 func (c *Cache) awaitRevision(ctx context.Context, rev int64, progress bool) error {
 	for {
 		c.revMu.Lock()
+		if c.revCh == nil {
+			c.revCh = make(chan struct{})
+		}
 		ch := c.revCh
 		c.revMu.Unlock()
 		if c.rev.Load() >= rev {

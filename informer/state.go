@@ -21,15 +21,15 @@ func (s *state) held(key string) (api.Object, *api.Sections) {
 	return obj, s.secs[key]
 }
 
-// upsert puts obj in, with the fingerprints of the value it was decoded
-// from (nil: none), and returns the object it replaced, if any.
-func (s *state) upsert(obj api.Object, secs *api.Sections) (old api.Object, had bool) {
-	key := KeyOf(obj)
+// upsert puts obj in under key (its KeyOf), with the fingerprints of the
+// value it was decoded from (nil: none), and returns the object it
+// replaced, if any.
+func (s *state) upsert(key string, obj api.Object, secs *api.Sections) (old api.Object, had bool) {
 	s.mu.Lock()
 	s.settleKeyLocked(key)
 	old, had = s.objs[key]
 	if had {
-		s.reindex(key, old, obj)
+		s.reindex(key, obj)
 	} else {
 		s.index(key, obj)
 	}
@@ -63,7 +63,7 @@ func (s *state) remove(key string) (last ref, had bool) {
 	}
 	old, had := s.objs[key]
 	if had {
-		s.unindex(key, old)
+		s.unindex(key)
 		delete(s.objs, key)
 		delete(s.secs, key)
 	}
@@ -116,26 +116,65 @@ func (s *state) addIndex(name string, fn IndexFunc) {
 	s.indexers[name] = fn
 	s.indexes[name] = map[string]map[string]struct{}{}
 	for key, obj := range s.objs {
-		for _, v := range fn(obj) {
+		vals := fn(obj)
+		for _, v := range vals {
 			s.addToIndex(name, v, key)
 		}
+		s.vals[key] = setValues(s.vals[key], name, vals)
 	}
+}
+
+// The values each index holds an object under are kept with its key
+// (state.vals), so an update calls each index function on the new object
+// only, and a removal on none: a pod's six indexes were called twice per
+// update, each call allocating.
+
+// indexed is the values one index holds an object under.
+type indexed struct {
+	name string
+	vals []string
+}
+
+// valuesOf is the values of index name in ix.
+func valuesOf(ix []indexed, name string) []string {
+	for _, e := range ix {
+		if e.name == name {
+			return e.vals
+		}
+	}
+	return nil
+}
+
+// setValues is ix with index name's values set to vals.
+func setValues(ix []indexed, name string, vals []string) []indexed {
+	for i := range ix {
+		if ix[i].name == name {
+			ix[i].vals = vals
+			return ix
+		}
+	}
+	return append(ix, indexed{name: name, vals: vals})
 }
 
 func (s *state) index(key string, obj api.Object) {
+	ix := make([]indexed, 0, len(s.indexers))
 	for name, fn := range s.indexers {
-		for _, v := range fn(obj) {
+		vals := fn(obj)
+		for _, v := range vals {
 			s.addToIndex(name, v, key)
 		}
+		ix = append(ix, indexed{name: name, vals: vals})
 	}
+	s.vals[key] = ix
 }
 
-// reindex moves key from old's index values to obj's, touching only the
+// reindex moves key from its index values to obj's, touching only the
 // indexes whose values changed (most updates change none: a status write
 // keeps a pod's namespace, owners and node).
-func (s *state) reindex(key string, old, obj api.Object) {
+func (s *state) reindex(key string, obj api.Object) {
+	ix, changed := s.vals[key], false
 	for name, fn := range s.indexers {
-		was, is := fn(old), fn(obj)
+		was, is := valuesOf(ix, name), fn(obj)
 		if slices.Equal(was, is) {
 			continue
 		}
@@ -146,6 +185,10 @@ func (s *state) reindex(key string, old, obj api.Object) {
 		for _, v := range is {
 			s.addToIndex(name, v, key)
 		}
+		ix, changed = setValues(ix, name, is), true
+	}
+	if changed {
+		s.vals[key] = ix
 	}
 }
 
@@ -159,13 +202,15 @@ func (s *state) addToIndex(name, value, key string) {
 	set[key] = struct{}{}
 }
 
-func (s *state) unindex(key string, obj api.Object) {
-	for name, fn := range s.indexers {
-		idx := s.indexes[name]
-		for _, v := range fn(obj) {
+// unindex takes key out of every index.
+func (s *state) unindex(key string) {
+	for _, e := range s.vals[key] {
+		idx := s.indexes[e.name]
+		for _, v := range e.vals {
 			s.removeFromIndex(idx, v, key)
 		}
 	}
+	delete(s.vals, key)
 }
 
 func (s *state) removeFromIndex(idx map[string]map[string]struct{}, value, key string) {

@@ -8,13 +8,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // bindCached tries a binding on the shared cache's copy of the pod, with no
 // read of the store: the copy is bound as bindPod binds, encoded, and
 // written only if the stored pod is still at the copy's revision (the
-// cache decoded that very value, as cachedCopy relies on). It reports
+// cache decoded that very value, as cachedShared relies on), and the copy
+// is then the cache's (giveBound). It reports
 // whether it settled the binding; false (nothing written) when there is
 // no cache, the cache lacks the pod, bindPod refuses the copy, or the
 // store moved on: then Bind takes the read-modify-write path, which
@@ -23,20 +26,22 @@ import (
 // the copy is nearly always current: one datastore read and one pod copy
 // fewer per binding.
 func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding) (bool, error) {
-	pod, rev := r.cachedPod(ns, b.Name)
-	if pod == nil {
+	obj, rev := r.cachedShared(podsResource, ns, b.Name)
+	cached, isPod := obj.(*corev1.Pod)
+	if !isPod {
 		return false, nil
 	}
-	next, err := r.bindPod(pod, b)
-	if err != nil {
+	defer guardShared(cached)()
+	pod := bindCopy(cached)
+	if _, err := r.bindPod(pod, b); err != nil {
 		return false, nil
 	}
-	data, err := encodeStored(next)
+	data, err := encodeStored(pod)
 	if err != nil {
 		return false, nil
 	}
 	key := podsResource.Key(ns, b.Name)
-	offered := r.offer(podsResource, key, data, next)
+	offered := r.giveBound(key, data, pod)
 	newRev, err := r.store.Update(ctx, key, data, rev)
 	offered.Written(newRev, err)
 	switch {
@@ -49,16 +54,22 @@ func (r *Registry) bindCached(ctx context.Context, ns string, b *corev1.Binding)
 	return true, nil
 }
 
-// cachedPod is a copy of the cache's pod ns/name that bindPod may change,
-// and the revision it was decoded from; nil when the cache does not hold
-// it.
-func (r *Registry) cachedPod(ns, name string) (*corev1.Pod, int64) {
-	obj, rev := r.cachedShared(podsResource, ns, name)
-	pod, isPod := obj.(*corev1.Pod)
-	if !isPod {
-		return nil, 0
+// giveBound hands the shared cache pod, bound by bindPod from bindCopy
+// and encoded as data, without a copy (informer.Cache.Give): bindCached
+// drops it once written. What bindCopy made the pod's own is brought to
+// its stored form; the rest is the cache's pod, which is in stored form
+// already and which nothing changes. When that fails, the pod is offered
+// as a copy instead. Race builds check that the pod given equals the copy
+// (guardGiven).
+func (r *Registry) giveBound(key string, data []byte, pod *corev1.Pod) *informer.Offered {
+	if r.cache == nil {
+		return nil
 	}
-	return bindCopy(pod), rev
+	if !api.FixStored(&pod.Spec.NodeName) || !api.FixStored(&pod.Annotations) || !api.FixStored(&pod.Status.Conditions) {
+		return r.offer(podsResource, key, data, pod)
+	}
+	guardGiven(podsResource, pod)
+	return r.cache.Give(podsResource, key, data, pod)
 }
 
 // bindCopy copies a pod for bindPod: the Pod by value (so the node name,

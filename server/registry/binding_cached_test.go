@@ -3,11 +3,18 @@ package registry
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // TestBindOnCachedPod: a binding of a pod the cache holds at its stored
@@ -121,5 +128,62 @@ func TestBindCopyLeavesCachedPodAlone(t *testing.T) {
 		cached.Status.Conditions[0].Status != corev1.ConditionFalse || cached.Kind != "" {
 		t.Errorf("cached pod changed: nodeName %q, annotations %v, rv %q, kind %q, conditions %+v",
 			cached.Spec.NodeName, cached.Annotations, cached.ResourceVersion, cached.Kind, cached.Status.Conditions)
+	}
+}
+
+// TestBindGivesTheCacheTheDecodedPod: the pod a cached binding gives the
+// shared cache uncopied (with annotations, and a PodScheduled time to the
+// nanosecond) is what decoding the stored pod gives, and is taken: it
+// shares its containers with the unbound pod the cache held.
+func TestBindGivesTheCacheTheDecodedPod(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	store, err := datastore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "state.db"), datastore.SQLiteConfig{CompactInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var checked int
+	cache := informer.New(store, informer.Config{CheckHandoff: func(key string, handed, decoded api.Object) {
+		mu.Lock()
+		defer mu.Unlock()
+		checked++
+		if !reflect.DeepEqual(handed, decoded) {
+			t.Errorf("%s: the cache took %+v, the decode gives %+v", key, handed, decoded)
+		}
+	}})
+	cache.Informer(podsResource).AddHandler(informer.Handler{OnAdd: func(api.Object) {}})
+	cache.Start(ctx)
+	t.Cleanup(func() { cancel(); cache.Stop(); store.Close() })
+	r, err := New(ctx, Config{Store: store, Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createCachedPod(t, ctx, r, cache, "p")
+	inf, _ := cache.Serves(podsResource)
+	unbound, _ := inf.Get("default", "p")
+	before := cache.Handoffs().Taken
+	b := binding("p", "n1")
+	b.Annotations = map[string]string{"b": "2"}
+	if err := r.Bind(ctx, "default", b, false); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := store.Get(ctx, podsResource.Key("default", "p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.WaitForRevision(ctx, kv.ModRevision); err != nil {
+		t.Fatal(err)
+	}
+	if got := cache.Handoffs().Taken - before; got != 1 {
+		t.Fatalf("the cache took %d objects for the binding, want 1", got)
+	}
+	bound, _ := inf.Get("default", "p")
+	if &bound.(*corev1.Pod).Spec.Containers[0] != &unbound.(*corev1.Pod).Spec.Containers[0] {
+		t.Error("the cache took a copy of the bound pod, not the pod itself")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if checked == 0 {
+		t.Fatal("no hand-over checked")
 	}
 }

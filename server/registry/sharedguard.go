@@ -90,3 +90,20 @@ func walkRefs(v reflect.Value, path string, visit func(p uintptr, path string) b
 		}
 	}
 }
+
+// A pod bindCached binds is given to the shared cache uncopied
+// (giveBound): it must equal the copy the cache would otherwise take.
+// guardGiven checks that in race builds; guardShared, around the
+// binding, checks that the cache's pod it shares most of is left alone.
+
+// guardGiven panics, in race builds, when obj, given to the shared cache
+// without a copy, differs from the copy api.StoredCopy makes of it.
+func guardGiven(res *api.Resource, obj api.Object) {
+	if !checkShared {
+		return
+	}
+	if want, ok := api.StoredCopy(res, obj); !ok || !reflect.DeepEqual(want, obj) {
+		panic(fmt.Sprintf("registry: the %T %s/%s given to the shared cache uncopied is not as a decode makes it: fix it or offer a copy",
+			obj, obj.GetNamespace(), obj.GetName()))
+	}
+}
