@@ -25,6 +25,7 @@ type Faults struct {
 type cutoff struct {
 	prefix string
 	cut    chan struct{}
+	done   chan struct{} // closed once the wrapped watch has ended too
 }
 
 // NewFaults wraps st; it breaks nothing until told.
@@ -73,16 +74,23 @@ func (f *Faults) Opened(prefix string) int {
 // the store does to a slow watcher, and says how many it closed.
 func (f *Faults) CutWatches(prefix string) int {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
+	var cut []*cutoff
 	for w := range f.open {
 		if strings.HasPrefix(w.prefix, prefix) {
 			close(w.cut)
 			delete(f.open, w)
-			n++
+			cut = append(cut, w)
 		}
 	}
-	return n
+	f.mu.Unlock()
+	// The wrapped watches share their progress requests with the watches
+	// that replace them: one still running could take a request meant for
+	// its successor. Return only once they have ended, as a store's own
+	// cut watch has when its channel closes.
+	for _, w := range cut {
+		<-w.done
+	}
+	return len(cut)
 }
 
 // Watch is the wrapped Store's Watch, unless a failure is due.
@@ -102,17 +110,20 @@ func (f *Faults) WatchProgress(ctx context.Context, prefix string, afterRev int6
 		cancel()
 		return nil, err
 	}
-	w := &cutoff{prefix: prefix, cut: make(chan struct{})}
+	w := &cutoff{prefix: prefix, cut: make(chan struct{}), done: make(chan struct{})}
 	f.mu.Lock()
 	f.open[w] = true
 	f.opened[prefix]++
 	f.mu.Unlock()
 	out := make(chan []datastore.Event)
 	go func() {
-		defer close(out)
-		defer cancel()
-		defer f.forget(w)
+		defer close(w.done)
 		relay(wctx, in, out, w.cut)
+		cancel()
+		for range in { // the wrapped watch ends with its context
+		}
+		f.forget(w)
+		close(out)
 	}()
 	return out, nil
 }
