@@ -222,6 +222,9 @@ func (x *index) placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, e
 			pod = cached // the cache's: read only
 		}
 	}
+	if pod == nil && unbound(ev.KV.Value) {
+		return nil, nil // not decoded: an unbound pod has no placement
+	}
 	if pod == nil {
 		decoded, err := decodePod(ev.KV)
 		if err != nil {
