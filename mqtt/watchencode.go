@@ -59,6 +59,14 @@ type changeHead struct {
 // stored value) copied in as it is. One encoding serves every node the
 // change goes to.
 func EncodeStoredChange(c *Change) ([]byte, error) {
+	return EncodeStoredChangeSpliced(c, 0, nil)
+}
+
+// EncodeStoredChangeSpliced is EncodeStoredChange of c with insert spliced
+// into its object at byte at (c.Object[:at] + insert + c.Object[at:]),
+// made in one allocation: the server splices a stored value's
+// resourceVersion in this way without copying the value first.
+func EncodeStoredChangeSpliced(c *Change, at int, insert []byte) ([]byte, error) {
 	if err := checkChangeType(c.Type); err != nil {
 		return nil, fmt.Errorf("encode change: %w", err)
 	}
@@ -68,19 +76,27 @@ func EncodeStoredChange(c *Change) ([]byte, error) {
 	if (len(c.Object) == 0 || string(c.Object) == "null") && c.Type != Deleted {
 		return nil, fmt.Errorf("encode change: object: missing, want the object for %s", c.Type)
 	}
+	if at < 0 || at > len(c.Object) {
+		return nil, fmt.Errorf("encode change: splice at %d of a %d-byte object", at, len(c.Object))
+	}
 	head, err := json.Marshal(changeHead{Type: c.Type, ObjectRef: c.ObjectRef})
 	if err != nil || len(c.Object) == 0 {
 		return head, err
 	}
-	return appendObject(head, c.Object), nil
+	return appendObjectSpliced(head, c.Object, at, insert), nil
 }
 
 // appendObject is head (a JSON object) with "object" added as raw.
-func appendObject(head, raw []byte) []byte {
-	out := make([]byte, 0, len(head)+len(`,"object":`)+len(raw))
+func appendObject(head, raw []byte) []byte { return appendObjectSpliced(head, raw, 0, nil) }
+
+// appendObjectSpliced is appendObject of raw[:at] + insert + raw[at:].
+func appendObjectSpliced(head, raw []byte, at int, insert []byte) []byte {
+	out := make([]byte, 0, len(head)+len(`,"object":`)+len(raw)+len(insert)+1)
 	out = append(out, head[:len(head)-1]...) // without its closing brace
 	out = append(out, `,"object":`...)
-	out = append(out, raw...)
+	out = append(out, raw[:at]...)
+	out = append(out, insert...)
+	out = append(out, raw[at:]...)
 	return append(out, '}')
 }
 

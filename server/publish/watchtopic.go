@@ -19,11 +19,7 @@ func (e *encoder) changeJSON(c change) ([]byte, error) {
 	if b, ok := e.changes[c]; ok {
 		return b, nil
 	}
-	mc, err := e.change(c)
-	if err != nil {
-		return nil, err
-	}
-	b, err := mqtt.EncodeStoredChange(&mc)
+	b, err := e.encodeChange(c)
 	if err != nil {
 		return nil, err
 	}
@@ -32,6 +28,23 @@ func (e *encoder) changeJSON(c change) ([]byte, error) {
 	}
 	e.changes[c] = b
 	return b, nil
+}
+
+// encodeChange is c's JSON. A stored value whose resourceVersion can be
+// spliced in, and that no watch message made into an object already, is
+// spliced straight into the change: one copy of the value, not two.
+func (e *encoder) encodeChange(c change) ([]byte, error) {
+	if c.kv != nil && e.objs[c.kv] == nil {
+		if at, field, ok := splicePoint(c.kv.Value, c.kv.ModRevision); ok {
+			mc := mqtt.Change{Type: c.typ, ObjectRef: c.ref, Object: c.kv.Value}
+			return mqtt.EncodeStoredChangeSpliced(&mc, at, field)
+		}
+	}
+	mc, err := e.change(c)
+	if err != nil {
+		return nil, err
+	}
+	return mqtt.EncodeStoredChange(&mc)
 }
 
 func (e *encoder) object(kv *datastore.KeyValue) ([]byte, error) {
