@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -59,14 +60,20 @@ type changeHead struct {
 // stored value) copied in as it is. One encoding serves every node the
 // change goes to.
 func EncodeStoredChange(c *Change) ([]byte, error) {
-	return EncodeStoredChangeSpliced(c, 0, nil)
+	parts, err := EncodeStoredChangeParts(c, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(parts...), nil
 }
 
-// EncodeStoredChangeSpliced is EncodeStoredChange of c with insert spliced
+// EncodeStoredChangeParts is EncodeStoredChange of c with insert spliced
 // into its object at byte at (c.Object[:at] + insert + c.Object[at:]),
-// made in one allocation: the server splices a stored value's
-// resourceVersion in this way without copying the value first.
-func EncodeStoredChangeSpliced(c *Change, at int, insert []byte) ([]byte, error) {
+// given as parts whose concatenation is the JSON: EncodeStoredEventParts
+// copies them into the Event once. The server splices a stored value's
+// resourceVersion in this way without copying the value; the parts share
+// c.Object and insert.
+func EncodeStoredChangeParts(c *Change, at int, insert []byte) ([][]byte, error) {
 	if err := checkChangeType(c.Type); err != nil {
 		return nil, fmt.Errorf("encode change: %w", err)
 	}
@@ -81,22 +88,18 @@ func EncodeStoredChangeSpliced(c *Change, at int, insert []byte) ([]byte, error)
 	}
 	head, err := json.Marshal(changeHead{Type: c.Type, ObjectRef: c.ObjectRef})
 	if err != nil || len(c.Object) == 0 {
-		return head, err
+		return [][]byte{head}, err
 	}
-	return appendObjectSpliced(head, c.Object, at, insert), nil
+	head = append(head[:len(head)-1], `,"object":`...) // without its closing brace
+	return [][]byte{head, c.Object[:at], insert, c.Object[at:], []byte("}")}, nil
 }
 
 // appendObject is head (a JSON object) with "object" added as raw.
-func appendObject(head, raw []byte) []byte { return appendObjectSpliced(head, raw, 0, nil) }
-
-// appendObjectSpliced is appendObject of raw[:at] + insert + raw[at:].
-func appendObjectSpliced(head, raw []byte, at int, insert []byte) []byte {
-	out := make([]byte, 0, len(head)+len(`,"object":`)+len(raw)+len(insert)+1)
+func appendObject(head, raw []byte) []byte {
+	out := make([]byte, 0, len(head)+len(`,"object":`)+len(raw))
 	out = append(out, head[:len(head)-1]...) // without its closing brace
 	out = append(out, `,"object":`...)
-	out = append(out, raw[:at]...)
-	out = append(out, insert...)
-	out = append(out, raw[at:]...)
+	out = append(out, raw...)
 	return append(out, '}')
 }
 
@@ -107,6 +110,16 @@ var changesHead = `{"type":` + strconv.Quote(string(EventChanges)) + `,"rev":`
 // encoded by EncodeStoredChange, its revisions checked as Encode checks
 // them.
 func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
+	parts := make([][][]byte, len(changes))
+	for i, c := range changes {
+		parts[i] = [][]byte{c}
+	}
+	return EncodeStoredEventParts(rev, prev, parts)
+}
+
+// EncodeStoredEventParts is EncodeStoredEvent of changes given as
+// EncodeStoredChangeParts gives them.
+func EncodeStoredEventParts(rev, prev int64, changes [][][]byte) ([]byte, error) {
 	e := Event{Type: EventChanges, Rev: rev, Prev: prev}
 	if err := e.check(); err != nil {
 		return nil, fmt.Errorf("encode event: %w", err)
@@ -116,7 +129,10 @@ func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
 	}
 	size := len(changesHead) + 2*20 + len(`,"prev":,"changes":[]}`)
 	for _, c := range changes {
-		size += len(c) + 1
+		for _, p := range c {
+			size += len(p)
+		}
+		size++
 	}
 	out := make([]byte, 0, size) // one allocation: this runs once per node and update
 	out = append(out, changesHead...)
@@ -128,7 +144,9 @@ func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, c...)
+		for _, p := range c {
+			out = append(out, p...)
+		}
 	}
 	return append(out, "]}"...), nil
 }

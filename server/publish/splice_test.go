@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -62,10 +63,11 @@ func TestEncodeChangeSpliced(t *testing.T) {
 	} {
 		kv := &datastore.KeyValue{Key: "/registry/pods/default/web", Value: []byte(value), ModRevision: 1234}
 		c := change{typ: mqtt.Modified, ref: mqtt.ObjectRef{Resource: mqtt.ResourcePods, Namespace: "default", Name: "web"}, kv: kv}
-		got, err := (&encoder{}).encodeChange(c)
+		parts, err := (&encoder{}).encodeChange(c)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := bytes.Join(parts, nil)
 		mc, err := (&encoder{}).change(c)
 		if err != nil {
 			t.Fatal(err)
