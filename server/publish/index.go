@@ -164,6 +164,12 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 
 func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	old := x.pods[ref]
+	if old != nil && ev.Type != datastore.EventDelete && statusOnly(ev.PrevKV, ev.KV) {
+		// statusonly.go: the node made it, and the spec (where the pod
+		// runs, what it references) is byte for byte the one old was
+		// placed from: nothing to send, nothing to re-place.
+		return nil
+	}
 	cur, err := x.placement(ref, ev)
 	if err != nil {
 		return err
@@ -173,9 +179,7 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 	}
 	switch {
 	case old != nil && cur != nil && old.node == cur.node:
-		if !statusOnly(ev.PrevKV, ev.KV) { // statusonly.go: the node made it
-			out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
-		}
+		out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
 	default:
 		if old != nil {
 			out.add(old.node, change{mqtt.Deleted, ref, ev.KV})
