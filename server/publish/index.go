@@ -220,27 +220,27 @@ func (x *index) placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, e
 	if ev.Type == datastore.EventDelete {
 		return nil, nil
 	}
-	var pod *corev1.Pod
+	var spec *corev1.PodSpec
 	if x.source != nil {
 		if cached, ok := x.source.PodAt(ref.Namespace, ref.Name, ev.KV.ModRevision); ok {
-			pod = cached // the cache's: read only
+			spec = &cached.Spec // the cache's: read only
 		}
 	}
-	if pod == nil && unbound(ev.KV.Value) {
+	if spec == nil && unbound(ev.KV.Value) {
 		return nil, nil // not decoded: an unbound pod has no placement
 	}
-	if pod == nil {
-		decoded, err := decodePod(ev.KV)
+	if spec == nil {
+		decoded, err := decodePodSpec(ev.KV)
 		if err != nil {
 			return nil, err
 		}
-		pod = decoded
+		spec = decoded
 	}
-	if pod.Spec.NodeName == "" {
+	if spec.NodeName == "" {
 		return nil, nil
 	}
 	// The key is the truth for the namespace the references resolve in.
-	return &podEntry{node: pod.Spec.NodeName, refs: podRefs(&pod.Spec, ref.Namespace)}, nil
+	return &podEntry{node: spec.NodeName, refs: podRefs(spec, ref.Namespace)}, nil
 }
 
 // use counts a pod's references on its node up or down; an existing object

@@ -134,6 +134,19 @@ func podNode(kv *datastore.KeyValue) (string, error) {
 	return p.Spec.NodeName, nil
 }
 
+// decodePodSpec decodes the spec of a stored pod, all a placement reads
+// (where it runs, what it references): the metadata (managed fields
+// included) and status, as long again, are only scanned past.
+func decodePodSpec(kv *datastore.KeyValue) (*corev1.PodSpec, error) {
+	var pod struct {
+		Spec corev1.PodSpec `json:"spec"`
+	}
+	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+		return nil, fmt.Errorf("stored pod %s: %w", kv.Key, err)
+	}
+	return &pod.Spec, nil
+}
+
 // decodePod decodes a stored pod fully (for its references).
 func decodePod(kv *datastore.KeyValue) (*corev1.Pod, error) {
 	var pod corev1.Pod
