@@ -20,20 +20,42 @@ func checkPods[E any, P interface {
 	*E
 	podEntry
 }](pods []E) error {
-	seen := make(map[string]bool, len(pods))
+	var seen map[[2]string]bool // made only for a batch of many pods
+	if len(pods) > fewPods {
+		seen = make(map[[2]string]bool, len(pods))
+	}
 	for i := range pods {
 		p := P(&pods[i])
 		if err := p.check(); err != nil {
 			return fmt.Errorf("pods[%d].%w", i, err)
 		}
 		ns, name := p.podKey()
-		key := ns + "/" + name
-		if seen[key] {
-			return fmt.Errorf("pods[%d]: %s is reported twice", i, key)
+		key := [2]string{ns, name}
+		if seen[key] || seen == nil && reportedBefore[E, P](pods[:i], key) {
+			return fmt.Errorf("pods[%d]: %s/%s is reported twice", i, ns, name)
 		}
-		seen[key] = true
+		if seen != nil {
+			seen[key] = true
+		}
 	}
 	return nil
+}
+
+// fewPods is the most entries checkPods compares pairwise rather than
+// through a map.
+const fewPods = 16
+
+// reportedBefore reports whether one of pods names the pod key.
+func reportedBefore[E any, P interface {
+	*E
+	podEntry
+}](pods []E, key [2]string) bool {
+	for i := range pods {
+		if ns, name := P(&pods[i]).podKey(); ns == key[0] && name == key[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPodName checks a pod entry's namespace (under nsField, the wire

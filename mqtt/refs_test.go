@@ -86,3 +86,24 @@ func TestWatchEventOfClusterRole(t *testing.T) {
 		t.Fatalf("check of a/b: got %v, want an error naming the name", err)
 	}
 }
+
+func TestIsNodeTopic(t *testing.T) {
+	for _, tc := range []struct {
+		topic, node, leaf string
+		want              bool
+	}{
+		{PodStatusTopic("pi-1"), "pi-1", "pods/status", true},
+		{StatusTopic("pi-1"), "pi-1", "status", true},
+		{AckTopic("pi-1"), "pi-1", "ack", true},
+		{PodStatusTopic("pi-1"), "pi-1", "status", false},
+		{PodStatusTopic("pi-10"), "pi-1", "pods/status", false},
+		{StatusTopic("pi-1") + "/x", "pi-1", "status", false},
+		{StatusTopic("pi-1"), "pi-", "1/status", false},
+		{"bramble/v2/nodes/pi-1/status", "pi-1", "status", false},
+		{"bramble/v1/nodes/pi-1status", "pi-1", "status", false},
+	} {
+		if got := IsNodeTopic(tc.topic, tc.node, tc.leaf); got != tc.want || got != (tc.topic == NodeSubtree(tc.node)+tc.leaf) {
+			t.Errorf("IsNodeTopic(%q, %q, %q) = %v, want %v", tc.topic, tc.node, tc.leaf, got, tc.want)
+		}
+	}
+}

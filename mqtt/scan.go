@@ -18,6 +18,11 @@ type scanner struct {
 	i    int
 	// hashes holds a hash of each pod status read, as written (status_fast.go).
 	hashes []uint64
+	// recent holds the last few strings word made, reused when the same
+	// bytes come again (a batch's namespace and host IP, a pod's IP twice,
+	// its image and the image ID of its sibling).
+	recent [8]string
+	next   int
 }
 
 func (s *scanner) ws() {
@@ -79,6 +84,79 @@ func str[T ~string](s *scanner, dst *T) bool {
 	b, ok := s.rawString()
 	*dst = T(b)
 	return ok
+}
+
+// word decodes a string that often repeats within a report into any
+// string type: the values Kubernetes defines for phases, conditions and
+// QoS classes are never copied, and a string equal to one of the last few
+// word made is shared, not made again. Equal either way: a Go string is
+// its bytes.
+func word[T ~string](s *scanner, dst *T) bool {
+	b, ok := s.rawString()
+	if !ok {
+		return false
+	}
+	if v, ok := vocabulary(b); ok {
+		*dst = T(v)
+		return true
+	}
+	for _, r := range s.recent {
+		if len(r) == len(b) && r == string(b) {
+			*dst = T(r)
+			return true
+		}
+	}
+	v := string(b)
+	s.recent[s.next] = v
+	s.next = (s.next + 1) % len(s.recent)
+	*dst = T(v)
+	return true
+}
+
+// vocabulary is b as a constant string when it is one of the words pod
+// statuses are made of (a switch on string(b) does not copy b).
+func vocabulary(b []byte) (string, bool) {
+	switch string(b) {
+	case "":
+		return "", true
+	case "Pending":
+		return "Pending", true
+	case "Running":
+		return "Running", true
+	case "Succeeded":
+		return "Succeeded", true
+	case "Failed":
+		return "Failed", true
+	case "Unknown":
+		return "Unknown", true
+	case "True":
+		return "True", true
+	case "False":
+		return "False", true
+	case "Ready":
+		return "Ready", true
+	case "Initialized":
+		return "Initialized", true
+	case "ContainersReady":
+		return "ContainersReady", true
+	case "PodScheduled":
+		return "PodScheduled", true
+	case "PodReadyToStartContainers":
+		return "PodReadyToStartContainers", true
+	case "PodCompleted":
+		return "PodCompleted", true
+	case "Completed":
+		return "Completed", true
+	case "ContainerCreating":
+		return "ContainerCreating", true
+	case "BestEffort":
+		return "BestEffort", true
+	case "Burstable":
+		return "Burstable", true
+	case "Guaranteed":
+		return "Guaranteed", true
+	}
+	return "", false
 }
 
 // integer takes an integer literal (no fraction or exponent, no leading
@@ -178,10 +256,18 @@ func nameIndex(names []string, key []byte) int {
 // slice decodes an array into a fresh slice (empty, not nil, for [] as
 // the strict decoder gives); elem decodes one element, never null.
 func slice[T any](s *scanner, dst *[]T, elem func(*T) bool) bool {
+	return sliceCap(s, dst, 0, elem)
+}
+
+// sliceCap is slice with room for n elements made at the first one.
+func sliceCap[T any](s *scanner, dst *[]T, n int, elem func(*T) bool) bool {
 	if !s.consume('[') {
 		return false
 	}
 	out := []T{}
+	if s.ws(); s.i < len(s.data) && s.data[s.i] != ']' {
+		out = make([]T, 0, n)
+	}
 	ok := s.consume(']')
 	for !ok {
 		var zero T

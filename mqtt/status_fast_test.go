@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -97,6 +98,27 @@ func TestDecodePodStatusErrorsStayStrict(t *testing.T) {
 	}
 }
 
+// hollowBatch is a report as a hollow node sends one for n pods of one
+// Deployment (bench/hollow/hollownode/podstatus.go).
+func hollowBatch(n int) *PodStatusReport {
+	now := metav1.Now().Rfc3339Copy()
+	r := &PodStatusReport{Node: "hollow-7"}
+	for i := range n {
+		yes := true
+		name := fmt.Sprintf("web-5d8f7-%05d", i)
+		r.Pods = append(r.Pods, PodStatusEntry{Namespace: "default", Name: name, UID: fmt.Sprintf("9f0e%04d-1c2d-4e5f", i),
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.0.0.7", HostIPs: []corev1.HostIP{{IP: "10.0.0.7"}},
+				PodIP: fmt.Sprintf("10.42.7.%d", i), PodIPs: []corev1.PodIP{{IP: fmt.Sprintf("10.42.7.%d", i)}}, StartTime: &now,
+				Conditions: []corev1.PodCondition{{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: now},
+					{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+					{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Image: "nginx:1.27", ImageID: "hollow://nginx:1.27",
+					ContainerID: "hollow://" + name + "-web", Ready: true, Started: &yes,
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}}})
+	}
+	return r
+}
+
 func BenchmarkDecodePodStatus(b *testing.B) {
 	data, err := agentPodStatus().Encode()
 	if err != nil {
@@ -106,6 +128,18 @@ func BenchmarkDecodePodStatus(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
 			if _, err := DecodePodStatus(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	batch, err := hollowBatch(10).Encode()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("hollow-10", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := DecodePodStatus(batch); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -138,5 +172,21 @@ func TestDecodePodStatusHashes(t *testing.T) {
 	}
 	if _, h4, err := DecodePodStatusHashed([]byte(`{"node":"n","pods":[{"namespace":"a","name":"b","uid":"u","status":{"phase":"Running","message":"a\"b"}}]}`)); err != nil || h4 != nil {
 		t.Errorf("a report the strict decoder reads: got hashes %v, %v, want none", h4, err)
+	}
+}
+
+// TestPodStatusReportedTwice: a pod twice in a batch is refused, whether
+// checkPods compares the few entries pairwise or many through a map.
+func TestPodStatusReportedTwice(t *testing.T) {
+	for _, n := range []int{2, fewPods, fewPods + 1, 40} {
+		r := hollowBatch(n)
+		if err := r.check(); err != nil {
+			t.Fatalf("%d pods: %v", n, err)
+		}
+		r.Pods[n-1].Name = r.Pods[n/2-1].Name
+		want := fmt.Sprintf("pods[%d]: default/%s is reported twice", n-1, r.Pods[n-1].Name)
+		if err := r.check(); err == nil || err.Error() != want {
+			t.Errorf("%d pods, the last twice: got %v, want %s", n, err, want)
+		}
 	}
 }

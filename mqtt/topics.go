@@ -17,6 +17,18 @@ const Prefix = "bramble/v1"
 // subscribe only below NodeSubtree(node).
 func NodeSubtree(node string) string { return Prefix + "/nodes/" + node + "/" }
 
+// IsNodeTopic reports whether topic is NodeSubtree(node) + leaf, without
+// making that string: the server checks the topic of every message a
+// node sends.
+func IsNodeTopic(topic, node, leaf string) bool {
+	rest, ok := strings.CutPrefix(topic, Prefix+"/nodes/")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest, node)
+	return ok && len(rest) == 1+len(leaf) && rest[0] == '/' && rest[1:] == leaf
+}
+
 // DesiredTopic carries server -> agent events for the node's pods and the
 // ConfigMaps and Secrets they reference (QoS 1).
 func DesiredTopic(node string) string { return NodeSubtree(node) + "desired" }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -59,6 +60,20 @@ type changeHead struct {
 // stored value) copied in as it is. One encoding serves every node the
 // change goes to.
 func EncodeStoredChange(c *Change) ([]byte, error) {
+	parts, err := EncodeStoredChangeParts(c, 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(parts...), nil
+}
+
+// EncodeStoredChangeParts is EncodeStoredChange of c with insert spliced
+// into its object at byte at (c.Object[:at] + insert + c.Object[at:]),
+// given as parts whose concatenation is the JSON: EncodeStoredEventParts
+// copies them into the Event once. The server splices a stored value's
+// resourceVersion in this way without copying the value; the parts share
+// c.Object and insert.
+func EncodeStoredChangeParts(c *Change, at int, insert []byte) ([][]byte, error) {
 	if err := checkChangeType(c.Type); err != nil {
 		return nil, fmt.Errorf("encode change: %w", err)
 	}
@@ -68,11 +83,15 @@ func EncodeStoredChange(c *Change) ([]byte, error) {
 	if (len(c.Object) == 0 || string(c.Object) == "null") && c.Type != Deleted {
 		return nil, fmt.Errorf("encode change: object: missing, want the object for %s", c.Type)
 	}
+	if at < 0 || at > len(c.Object) {
+		return nil, fmt.Errorf("encode change: splice at %d of a %d-byte object", at, len(c.Object))
+	}
 	head, err := json.Marshal(changeHead{Type: c.Type, ObjectRef: c.ObjectRef})
 	if err != nil || len(c.Object) == 0 {
-		return head, err
+		return [][]byte{head}, err
 	}
-	return appendObject(head, c.Object), nil
+	head = append(head[:len(head)-1], `,"object":`...) // without its closing brace
+	return [][]byte{head, c.Object[:at], insert, c.Object[at:], []byte("}")}, nil
 }
 
 // appendObject is head (a JSON object) with "object" added as raw.
@@ -91,6 +110,16 @@ var changesHead = `{"type":` + strconv.Quote(string(EventChanges)) + `,"rev":`
 // encoded by EncodeStoredChange, its revisions checked as Encode checks
 // them.
 func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
+	parts := make([][][]byte, len(changes))
+	for i, c := range changes {
+		parts[i] = [][]byte{c}
+	}
+	return EncodeStoredEventParts(rev, prev, parts)
+}
+
+// EncodeStoredEventParts is EncodeStoredEvent of changes given as
+// EncodeStoredChangeParts gives them.
+func EncodeStoredEventParts(rev, prev int64, changes [][][]byte) ([]byte, error) {
 	e := Event{Type: EventChanges, Rev: rev, Prev: prev}
 	if err := e.check(); err != nil {
 		return nil, fmt.Errorf("encode event: %w", err)
@@ -100,7 +129,10 @@ func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
 	}
 	size := len(changesHead) + 2*20 + len(`,"prev":,"changes":[]}`)
 	for _, c := range changes {
-		size += len(c) + 1
+		for _, p := range c {
+			size += len(p)
+		}
+		size++
 	}
 	out := make([]byte, 0, size) // one allocation: this runs once per node and update
 	out = append(out, changesHead...)
@@ -112,7 +144,9 @@ func EncodeStoredEvent(rev, prev int64, changes [][]byte) ([]byte, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, c...)
+		for _, p := range c {
+			out = append(out, p...)
+		}
 	}
 	return append(out, "]}"...), nil
 }

@@ -55,7 +55,7 @@ func (m *Monitor) onStatus(topic string, payload []byte) {
 		return
 	}
 	node, ok := mqtt.NodeOfTopic(topic)
-	if !ok || topic != mqtt.StatusTopic(node) {
+	if !ok || !mqtt.IsNodeTopic(topic, node, "status") {
 		return
 	}
 	hb, err := mqtt.DecodeHeartbeat(payload)
@@ -111,7 +111,7 @@ func (m *Monitor) onPresence(topic string, payload []byte) {
 		return
 	}
 	node, ok := mqtt.NodeOfTopic(topic)
-	if !ok || topic != mqtt.PresenceTopic(node) || len(payload) == 0 {
+	if !ok || !mqtt.IsNodeTopic(topic, node, "presence") || len(payload) == 0 {
 		return // an empty retained payload only clears the topic
 	}
 	p := string(payload)

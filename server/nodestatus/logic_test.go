@@ -120,3 +120,38 @@ func TestMergePodStatus(t *testing.T) {
 		t.Errorf("Succeeded -> Running: got %+v, want refused", got)
 	}
 }
+
+// TestMergePodStatusCopies: the merge is the reported status, then the
+// stored conditions the node does not report, a copy sharing nothing
+// with the report (nil and empty condition lists kept as they were).
+func TestMergePodStatusCopies(t *testing.T) {
+	yes := true
+	scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}
+	ready := corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue}
+	for _, tc := range []struct {
+		stored, reported []corev1.PodCondition
+		want             []corev1.PodCondition
+	}{
+		{nil, nil, nil},
+		{nil, []corev1.PodCondition{}, []corev1.PodCondition{}},
+		{[]corev1.PodCondition{scheduled}, nil, []corev1.PodCondition{scheduled}},
+		{[]corev1.PodCondition{scheduled, ready}, []corev1.PodCondition{ready}, []corev1.PodCondition{ready, scheduled}},
+		{[]corev1.PodCondition{ready}, []corev1.PodCondition{ready}, []corev1.PodCondition{ready}},
+	} {
+		reported := &corev1.PodStatus{Phase: corev1.PodRunning, Conditions: tc.reported,
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "c", Started: &yes}}}
+		got := mergePodStatus(&corev1.PodStatus{Conditions: tc.stored}, reported)
+		if (got.Conditions == nil) != (tc.want == nil) || len(got.Conditions) != len(tc.want) {
+			t.Fatalf("stored %v, reported %v: got conditions %#v, want %#v", tc.stored, tc.reported, got.Conditions, tc.want)
+		}
+		for i := range tc.want {
+			if got.Conditions[i] != tc.want[i] {
+				t.Errorf("stored %v, reported %v: condition %d: got %v, want %v", tc.stored, tc.reported, i, got.Conditions[i], tc.want[i])
+			}
+		}
+		if len(tc.reported) > 0 && &got.Conditions[0] == &reported.Conditions[0] ||
+			got.ContainerStatuses[0].Started == reported.ContainerStatuses[0].Started {
+			t.Error("the merge shares memory with the report")
+		}
+	}
+}

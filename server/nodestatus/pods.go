@@ -40,7 +40,7 @@ func (m *Monitor) onPodStatus(topic string, payload []byte) {
 		return
 	}
 	node, ok := mqtt.NodeOfTopic(topic)
-	if !ok || topic != mqtt.PodStatusTopic(node) {
+	if !ok || !mqtt.IsNodeTopic(topic, node, "pods/status") {
 		return
 	}
 	r, hashes, err := mqtt.DecodePodStatusHashed(payload)
@@ -80,7 +80,15 @@ func (m *Monitor) notePods(node string, pods []mqtt.PodStatusEntry, hashes []uin
 			ps.seen = now
 			continue
 		}
-		m.pods[key] = &podState{node: node, uid: p.UID, hash: h, status: &p.Status, seen: now, finished: p.Finished}
+		next := podState{node: node, uid: p.UID, hash: h, status: &p.Status, seen: now, finished: p.Finished}
+		if ps != nil {
+			*ps = next // readers copy it under m.mu
+		} else {
+			m.pods[key] = &next
+		}
+		if changed == nil {
+			changed = make([]podKey, 0, len(pods)-i)
+		}
 		changed = append(changed, key)
 	}
 	return changed
@@ -176,10 +184,25 @@ func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
 	if terminal(stored.Phase) && !terminal(reported.Phase) {
 		return nil
 	}
-	out := reported.DeepCopy()
+	kept := 0 // stored conditions the node does not report
 	for _, c := range stored.Conditions {
-		if !hasPodCondition(out.Conditions, c.Type) {
-			out.Conditions = append(out.Conditions, c)
+		if !hasPodCondition(reported.Conditions, c.Type) {
+			kept++
+		}
+	}
+	bare := *reported
+	bare.Conditions = nil
+	out := bare.DeepCopy()
+	if reported.Conditions != nil || kept > 0 {
+		// made once at its final size: reported's, then the kept ones
+		out.Conditions = make([]corev1.PodCondition, len(reported.Conditions), len(reported.Conditions)+kept)
+		for i := range reported.Conditions {
+			reported.Conditions[i].DeepCopyInto(&out.Conditions[i])
+		}
+		for _, c := range stored.Conditions {
+			if !hasPodCondition(reported.Conditions, c.Type) {
+				out.Conditions = append(out.Conditions, c)
+			}
 		}
 	}
 	if out.QOSClass == "" {

@@ -33,7 +33,7 @@ func (in *inbox) acked(node string) (int64, bool) {
 // lets only the node itself publish there.
 func (p *Publisher) onAck(topic string, payload []byte) {
 	node, ok := mqtt.NodeOfTopic(topic)
-	if !ok || topic != mqtt.AckTopic(node) {
+	if !ok || !mqtt.IsNodeTopic(topic, node, "ack") {
 		return
 	}
 	ack, err := mqtt.DecodeAck(payload)

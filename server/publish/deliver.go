@@ -79,7 +79,7 @@ func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *enco
 		n.catchup.record(changes)
 		return
 	}
-	encoded := make([][]byte, 0, len(changes))
+	encoded := make([][][]byte, 0, len(changes))
 	for _, c := range changes {
 		b, err := enc.changeJSON(c)
 		if err != nil {
@@ -89,7 +89,7 @@ func (p *Publisher) deliver(n *nodeState, rev int64, changes []change, enc *enco
 		}
 		encoded = append(encoded, b)
 	}
-	payload, err := mqtt.EncodeStoredEvent(rev, n.head, encoded)
+	payload, err := mqtt.EncodeStoredEventParts(rev, n.head, encoded)
 	p.push(n, rev, n.head, payload, err, 0)
 }
 

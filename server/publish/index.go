@@ -164,6 +164,12 @@ func (x *index) apply(ref mqtt.ObjectRef, ev *datastore.Event) (*fanout, error) 
 
 func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) error {
 	old := x.pods[ref]
+	if old != nil && ev.Type != datastore.EventDelete && statusOnly(ev.PrevKV, ev.KV) {
+		// statusonly.go: the node made it, and the spec (where the pod
+		// runs, what it references) is byte for byte the one old was
+		// placed from: nothing to send, nothing to re-place.
+		return nil
+	}
 	cur, err := x.placement(ref, ev)
 	if err != nil {
 		return err
@@ -173,9 +179,7 @@ func (x *index) applyPod(ref mqtt.ObjectRef, ev *datastore.Event, out *fanout) e
 	}
 	switch {
 	case old != nil && cur != nil && old.node == cur.node:
-		if !statusOnly(ev.PrevKV, ev.KV) { // statusonly.go: the node made it
-			out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
-		}
+		out.add(cur.node, change{mqtt.Modified, ref, ev.KV})
 	default:
 		if old != nil {
 			out.add(old.node, change{mqtt.Deleted, ref, ev.KV})
@@ -216,24 +220,27 @@ func (x *index) placement(ref mqtt.ObjectRef, ev *datastore.Event) (*podEntry, e
 	if ev.Type == datastore.EventDelete {
 		return nil, nil
 	}
-	var pod *corev1.Pod
+	var spec *corev1.PodSpec
 	if x.source != nil {
 		if cached, ok := x.source.PodAt(ref.Namespace, ref.Name, ev.KV.ModRevision); ok {
-			pod = cached // the cache's: read only
+			spec = &cached.Spec // the cache's: read only
 		}
 	}
-	if pod == nil {
-		decoded, err := decodePod(ev.KV)
+	if spec == nil && unbound(ev.KV.Value) {
+		return nil, nil // not decoded: an unbound pod has no placement
+	}
+	if spec == nil {
+		decoded, err := decodePodSpec(ev.KV)
 		if err != nil {
 			return nil, err
 		}
-		pod = decoded
+		spec = decoded
 	}
-	if pod.Spec.NodeName == "" {
+	if spec.NodeName == "" {
 		return nil, nil
 	}
 	// The key is the truth for the namespace the references resolve in.
-	return &podEntry{node: pod.Spec.NodeName, refs: podRefs(&pod.Spec, ref.Namespace)}, nil
+	return &podEntry{node: spec.NodeName, refs: podRefs(spec, ref.Namespace)}, nil
 }
 
 // use counts a pod's references on its node up or down; an existing object

@@ -1,6 +1,9 @@
 package publish
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // members walks the members of one JSON object in its raw bytes, without
 // decoding them: statusOnly compares them as they are. It checks only what
@@ -154,4 +157,51 @@ func (m *members) skipNested() bool {
 		}
 	}
 	return false
+}
+
+// unbound reports, from a stored pod's bytes, that decoding them would give
+// a pod with no spec.nodeName: valid JSON whose top-level spec members
+// (every one, as encoding/json reads a repeated name) hold no name a
+// case-insensitive decoder would read as nodeName. The publisher then needs
+// nothing else from the pod: a pod created and bound at once often reaches
+// it after the cache has the binding, and decoding the unbound version
+// cost 2 % of the server's CPU while a 1,000-pod Deployment was scheduled.
+// Anything else (a nodeName, a spec it cannot follow) gives false: decode.
+func unbound(data []byte) bool {
+	top := members{data: data}
+	for {
+		key, val, ok := top.next()
+		if !ok {
+			// valid last, as it costs most: the decoder's error, as before
+			return top.done() && json.Valid(data)
+		}
+		if !mayName(key, "spec") || bytes.Equal(val, []byte("null")) {
+			continue
+		}
+		spec := members{data: val}
+		for {
+			k, _, ok := spec.next()
+			if !ok {
+				break
+			}
+			if mayName(k, "nodeName") {
+				return false
+			}
+		}
+		if !spec.done() {
+			return false
+		}
+	}
+}
+
+// mayName reports whether a member's key (with its quotes) may be read as
+// name by encoding/json, which matches names case-insensitively, folding
+// some non-ASCII letters too: an escape or a non-ASCII byte counts as may.
+func mayName(key []byte, name string) bool {
+	for _, c := range key {
+		if c == '\\' || c >= 0x80 {
+			return true
+		}
+	}
+	return bytes.EqualFold(key[1:len(key)-1], []byte(name))
 }

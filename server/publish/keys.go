@@ -91,20 +91,31 @@ var metadataOpen = []byte(`"metadata":{`)
 // there yet; ok is false otherwise and the caller decodes instead. A
 // string value escapes its quotes, so it cannot hold the bytes.
 func spliceResourceVersion(value []byte, rev int64) ([]byte, bool) {
+	at, field, ok := splicePoint(value, rev)
+	if !ok {
+		return nil, false
+	}
+	out := make([]byte, 0, len(value)+len(field))
+	out = append(out, value[:at]...)
+	out = append(out, field...)
+	return append(out, value[at:]...), true
+}
+
+// splicePoint is where spliceResourceVersion inserts and what: the
+// spliced object is value[:at] + field + value[at:].
+func splicePoint(value []byte, rev int64) (at int, field []byte, ok bool) {
 	i := bytes.Index(value, metadataOpen)
 	if i < 1 || bytes.Count(value, metadataOpen) != 1 || bytes.ContainsAny(value[1:i], "{[") ||
 		bytes.Contains(value, []byte(`"resourceVersion":`)) {
-		return nil, false
+		return 0, nil, false
 	}
-	at := i + len(metadataOpen)
-	field := `"resourceVersion":"` + strconv.FormatInt(rev, 10) + `"`
-	out := make([]byte, 0, len(value)+len(field)+1)
-	out = append(out, value[:at]...)
-	out = append(out, field...)
+	at = i + len(metadataOpen)
+	field = strconv.AppendInt(append(make([]byte, 0, 48), `"resourceVersion":"`...), rev, 10)
+	field = append(field, '"')
 	if at < len(value) && value[at] != '}' {
-		out = append(out, ',')
+		field = append(field, ',')
 	}
-	return append(out, value[at:]...), true
+	return at, field, true
 }
 
 // podPlacement is the part of a stored pod that says where it runs.
@@ -121,6 +132,19 @@ func podNode(kv *datastore.KeyValue) (string, error) {
 		return "", fmt.Errorf("stored pod %s: %w", kv.Key, err)
 	}
 	return p.Spec.NodeName, nil
+}
+
+// decodePodSpec decodes the spec of a stored pod, all a placement reads
+// (where it runs, what it references): the metadata (managed fields
+// included) and status, as long again, are only scanned past.
+func decodePodSpec(kv *datastore.KeyValue) (*corev1.PodSpec, error) {
+	var pod struct {
+		Spec corev1.PodSpec `json:"spec"`
+	}
+	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+		return nil, fmt.Errorf("stored pod %s: %w", kv.Key, err)
+	}
+	return &pod.Spec, nil
 }
 
 // decodePod decodes a stored pod fully (for its references).

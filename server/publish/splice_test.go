@@ -1,9 +1,13 @@
 package publish
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/mqtt"
 )
 
 // FuzzSpliceResourceVersion: whenever the splice applies, it gives the
@@ -47,4 +51,33 @@ func withResourceVersionDecoded(value []byte, rev int64) ([]byte, error) {
 	metadataOpen = []byte("\x00never")
 	defer func() { metadataOpen = saved }()
 	return withResourceVersion(value, rev)
+}
+
+// TestEncodeChangeSpliced: a change spliced straight from the stored value
+// is the bytes the copy through withResourceVersion gives.
+func TestEncodeChangeSpliced(t *testing.T) {
+	for _, value := range []string{
+		`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web","namespace":"default","uid":"u"},"spec":{"nodeName":"pi-1"}}`,
+		`{"kind":"ConfigMap","apiVersion":"v1","metadata":{},"data":{"k":"v"}}`,
+		`{"kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"3"}}`, // not spliced: decoded
+	} {
+		kv := &datastore.KeyValue{Key: "/registry/pods/default/web", Value: []byte(value), ModRevision: 1234}
+		c := change{typ: mqtt.Modified, ref: mqtt.ObjectRef{Resource: mqtt.ResourcePods, Namespace: "default", Name: "web"}, kv: kv}
+		parts, err := (&encoder{}).encodeChange(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := bytes.Join(parts, nil)
+		mc, err := (&encoder{}).change(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := mqtt.EncodeStoredChange(&mc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: got %s, want %s", value, got, want)
+		}
+	}
 }

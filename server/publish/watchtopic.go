@@ -11,27 +11,42 @@ import (
 // once per value for all the messages one event produces.
 type encoder struct {
 	objs    map[*datastore.KeyValue][]byte
-	changes map[change][]byte // each change's JSON, shared by every node it goes to
+	changes map[change][][]byte // each change's JSON, shared by every node it goes to
 }
 
-// changeJSON is c encoded for EncodeStoredEvent, once per event.
-func (e *encoder) changeJSON(c change) ([]byte, error) {
+// changeJSON is c encoded for EncodeStoredEventParts, once per event.
+func (e *encoder) changeJSON(c change) ([][]byte, error) {
 	if b, ok := e.changes[c]; ok {
 		return b, nil
+	}
+	b, err := e.encodeChange(c)
+	if err != nil {
+		return nil, err
+	}
+	if e.changes == nil {
+		e.changes = map[change][][]byte{}
+	}
+	e.changes[c] = b
+	return b, nil
+}
+
+// encodeChange is c's JSON in parts. A stored value whose resourceVersion
+// can be spliced in, and that no watch message made into an object
+// already, is not copied here: its parts are the value's own bytes around
+// the resourceVersion, copied once, into the Event.
+func (e *encoder) encodeChange(c change) ([][]byte, error) {
+	mc := mqtt.Change{Type: c.typ, ObjectRef: c.ref}
+	if c.kv != nil && e.objs[c.kv] == nil {
+		if at, field, ok := splicePoint(c.kv.Value, c.kv.ModRevision); ok {
+			mc.Object = c.kv.Value
+			return mqtt.EncodeStoredChangeParts(&mc, at, field)
+		}
 	}
 	mc, err := e.change(c)
 	if err != nil {
 		return nil, err
 	}
-	b, err := mqtt.EncodeStoredChange(&mc)
-	if err != nil {
-		return nil, err
-	}
-	if e.changes == nil {
-		e.changes = map[change][]byte{}
-	}
-	e.changes[c] = b
-	return b, nil
+	return mqtt.EncodeStoredChangeParts(&mc, 0, nil)
 }
 
 func (e *encoder) object(kv *datastore.KeyValue) ([]byte, error) {
