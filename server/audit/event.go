@@ -2,12 +2,13 @@ package audit
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/bramble-edge/bramble/internal/uuid"
 )
 
 // Event is one line of the log, upstream's audit.k8s.io/v1 Event.
@@ -94,19 +95,7 @@ func newEvent(r *http.Request, now time.Time) *Event {
 func newID() string {
 	var u [16]byte
 	_, _ = rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	return uuid.V4(u)
 }
 
 // sourceIP is the peer's address; forwarding headers are not trusted (the

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sync"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/internal/uuid"
 )
 
 // encodeStored encodes obj for the datastore, without its resourceVersion:
@@ -106,20 +106,7 @@ func (p *randomPool) read(b []byte) {
 func newUID() types.UID {
 	var b [16]byte
 	randomBytes.read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	// The 8-4-4-4-12 form, hex-encoded in place: one allocation, the string.
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return types.UID(out[:])
+	return types.UID(uuid.V4(b))
 }
 
 // generatedNameChars are the characters the apiserver uses for generateName
