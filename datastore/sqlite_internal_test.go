@@ -83,18 +83,18 @@ func checkResult(t testing.TB, what string, got opResult, rev int64, err error) 
 	}
 }
 
-// TestFailedStatementFailsTheBatch injects a statement error (a trigger)
-// into one write of a batch: every write in that batch fails, nothing of it
-// is committed, and the next write takes the next revision, no gap.
-func TestFailedStatementFailsTheBatch(t *testing.T) {
+// openWithFailingKey opens a store whose commit number hold waits for
+// release to close, and in which a write of the key /boom fails at its
+// statement (an injected trigger), failing its batch.
+func openWithFailingKey(t *testing.T, hold int32) (*SQLite, chan struct{}, *atomic.Int32) {
+	t.Helper()
 	release := make(chan struct{})
-	var commits atomic.Int32
+	commits := new(atomic.Int32)
 	st := openInternal(t, SQLiteConfig{CommitHook: func() {
-		if commits.Add(1) == 1 {
+		if commits.Add(1) == hold {
 			<-release
 		}
 	}})
-	ctx := context.Background()
 	db, err := openDB(st.path, nil) // the writer holds wdb's only connection
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +104,15 @@ func TestFailedStatementFailsTheBatch(t *testing.T) {
 		BEGIN SELECT RAISE(ABORT, 'injected failure'); END`); err != nil {
 		t.Fatal(err)
 	}
+	return st, release, commits
+}
+
+// TestFailedStatementFailsTheBatch injects a statement error (a trigger)
+// into one write of a batch: every write in that batch fails, nothing of it
+// is committed, and the next write takes the next revision, no gap.
+func TestFailedStatementFailsTheBatch(t *testing.T) {
+	st, release, commits := openWithFailingKey(t, 1)
+	ctx := context.Background()
 	first := async(func() (int64, error) { return st.Create(ctx, "/first", nil) })
 	for deadline := time.Now().Add(10 * time.Second); commits.Load() == 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -68,23 +67,8 @@ func TestLatestCacheBoundsBytes(t *testing.T) {
 // remembered for the live row. The next conditional writes see revision 1
 // and its value, as the file holds them.
 func TestLatestCacheForgetsRolledBackWrites(t *testing.T) {
-	release := make(chan struct{})
-	var commits atomic.Int32
-	st := openInternal(t, SQLiteConfig{CommitHook: func() {
-		if commits.Add(1) == 2 {
-			<-release
-		}
-	}})
+	st, release, commits := openWithFailingKey(t, 2)
 	ctx := context.Background()
-	db, err := openDB(st.path, nil) // the writer holds wdb's only connection
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`CREATE TRIGGER boom BEFORE INSERT ON log WHEN NEW.key = '/boom'
-		BEGIN SELECT RAISE(ABORT, 'injected failure'); END`); err != nil {
-		t.Fatal(err)
-	}
 	checkResult(t, "create", <-async(func() (int64, error) { return st.Create(ctx, "/k", []byte("v1")) }), 1, nil)
 	held := async(func() (int64, error) { return st.Create(ctx, "/held", nil) })
 	for deadline := time.Now().Add(10 * time.Second); commits.Load() < 2 && time.Now().Before(deadline); {
