@@ -99,6 +99,8 @@ func TestPodStatusWrittenOnlyWhenChanged(t *testing.T) {
 	done.Status.ContainerStatuses[0].Ready = false
 	a.report(t, done)
 	waitUntil(t, "pod mine Succeeded", func() bool { return e.pod("mine").Status.Phase == corev1.PodSucceeded })
+	// As with the Running write, the count can come after the pod is seen.
+	waitUntil(t, "the Succeeded write counted", func() bool { return e.mon.Stats().PodWrites > before })
 	if got := e.mon.Stats().PodWrites - before; got != 1 {
 		t.Errorf("writes for three ignorable reports and one change: got %d, want 1", got)
 	}
