@@ -148,6 +148,9 @@ func (s *Server) startScheduler(ctx context.Context) (*scheduler.Scheduler, erro
 	return sched, nil
 }
 
+// The registry takes over the pod node status makes for each status write.
+var _ nodestatus.NewStatusWriter = (*registry.Client)(nil)
+
 // startMQTTParts starts node status and the publisher on the Bus.
 func (s *Server) startMQTTParts(bg context.Context, cfg Config, side *mqttSide) error {
 	ncfg := cfg.NodeStatus

@@ -36,6 +36,15 @@ type Writer interface {
 	Delete(ctx context.Context, res *api.Resource, namespace, name string, opts controllers.DeleteOptions) error
 }
 
+// NewStatusWriter is a Writer that can take over an object made for one
+// status write, sparing the copy UpdateStatus makes of what it is given.
+type NewStatusWriter interface {
+	// UpdateStatusNew is UpdateStatus of build's object, which shares
+	// nothing with any other; build is called again for a fresh one when
+	// the write is retried.
+	UpdateStatusNew(ctx context.Context, build func() api.Object) (api.Object, error)
+}
+
 // Config wires a Monitor. Bus, Store and Writer are required; zero values
 // of the rest get defaults.
 type Config struct {

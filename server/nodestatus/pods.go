@@ -10,7 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/mqtt"
 )
@@ -141,14 +143,39 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayC
 	if err := m.limiter.wait(ctx); err != nil {
 		return err
 	}
-	upd := *pod // shares the cached pod's metadata and spec: the Writer only reads it
-	upd.Status = *next
-	if _, err := m.cfg.Writer.UpdateStatus(ctx, &upd); err != nil {
+	if err := m.writeStatus(ctx, pod, next, want); err != nil {
 		return fmt.Errorf("update status of pod %s/%s: %w", key.namespace, key.name, err)
 	}
 	m.counters.podWrites.Add(1)
 	m.reasonEvent(ctx, pod, next)
 	return m.afterWrite(ctx, key, want)
+}
+
+// writeStatus writes next as the status of pod, the stored pod it was
+// merged from. A NewStatusWriter takes over a pod made for the write: a
+// status write keeps the stored metadata and spec whatever it is given, so
+// that pod carries only what names the pod and its precondition, and
+// next, which nobody else holds; a retry's pod merges want again. Other
+// Writers are given pod's metadata and spec shared, which they only read.
+func (m *Monitor) writeStatus(ctx context.Context, pod *corev1.Pod, next *corev1.PodStatus, want *podState) error {
+	nw, ok := m.cfg.Writer.(NewStatusWriter)
+	if !ok {
+		upd := *pod // shares the cached pod's metadata and spec: the Writer only reads it
+		upd.Status = *next
+		_, err := m.cfg.Writer.UpdateStatus(ctx, &upd)
+		return err
+	}
+	status := next
+	_, err := nw.UpdateStatusNew(ctx, func() api.Object {
+		if status == nil {
+			status = mergePodStatus(&pod.Status, want.status)
+		}
+		upd := &corev1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
+			UID: pod.UID, ResourceVersion: pod.ResourceVersion}, Status: *status}
+		status = nil // taken: another call merges afresh
+		return upd
+	})
+	return err
 }
 
 // reportedPod reads the pod a report is about; nil (and the report

@@ -63,6 +63,20 @@ func (c *Client) UpdateStatus(ctx context.Context, obj api.Object) (api.Object, 
 	return c.update(ctx, obj, "status")
 }
 
+// UpdateStatusNew is UpdateStatus of the objects build makes, each made
+// for this call alone and sharing nothing with any other object: the
+// registry admits and keeps the one it stores, and answers with it, rather
+// than a copy. build is called again for a fresh object when the write is
+// retried.
+func (c *Client) UpdateStatusNew(ctx context.Context, build func() api.Object) (api.Object, error) {
+	obj := build()
+	res, err := c.r.resourceOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return c.r.UpdateNew(ctx, res, obj.GetNamespace(), obj.GetName(), "status", obj, build)
+}
+
 func (c *Client) update(ctx context.Context, obj api.Object, sub string) (api.Object, error) {
 	res, err := c.r.resourceOf(obj)
 	if err != nil {

@@ -32,12 +32,28 @@ type Mutation struct {
 	// replace, when set, is the desired object whatever is stored (PUT):
 	// Mutate is not called, and the current object is not copied for it.
 	replace api.Object
+	// again, when set, says replace was made for this write alone: the
+	// first attempt admits and keeps replace itself rather than a copy, and
+	// a retry admits a fresh object again makes, never one an earlier
+	// attempt's admission changed. taken records that replace was used.
+	again func() api.Object
+	taken bool
 }
 
 // desired is the object m wants written over cur, which it leaves alone.
 func (m *Mutation) desired(cur api.Object) (api.Object, error) {
-	if m.replace != nil {
+	switch {
+	case m.replace != nil && m.again == nil:
 		return m.replace.DeepCopyObject().(api.Object), nil
+	case m.replace != nil && !m.taken:
+		m.taken = true
+		return m.replace, nil
+	case m.replace != nil:
+		obj := m.again()
+		if err := checkIdentity(m.Resource, m.Namespace, m.Name, obj); err != nil {
+			return nil, err
+		}
+		return obj, nil
 	}
 	return m.Mutate(cur.DeepCopyObject().(api.Object))
 }
@@ -54,6 +70,17 @@ func (r *Registry) Update(ctx context.Context, res *api.Resource, ns, name, sub 
 		return nil, err
 	}
 	return r.Mutate(ctx, Mutation{Resource: res, Namespace: ns, Name: name, Subresource: sub, DryRun: dryRun, replace: obj})
+}
+
+// UpdateNew is Update of obj, an object made for this call alone and
+// sharing nothing with anyone else's: the registry admits and keeps obj
+// itself rather than a copy, and answers with it. A retry (the write lost a
+// race) admits a fresh object again makes instead.
+func (r *Registry) UpdateNew(ctx context.Context, res *api.Resource, ns, name, sub string, obj api.Object, again func() api.Object) (api.Object, error) {
+	if err := checkIdentity(res, ns, name, obj); err != nil {
+		return nil, err
+	}
+	return r.Mutate(ctx, Mutation{Resource: res, Namespace: ns, Name: name, Subresource: sub, replace: obj, again: again})
 }
 
 // checkIdentity makes sure an object names the object it is written over.
