@@ -17,6 +17,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/manager"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/internal/porttest"
+	"github.com/bramble-edge/bramble/internal/servergc"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/nodestatus"
@@ -53,7 +54,8 @@ type Cluster struct {
 	Monitor    *nodestatus.Monitor
 	Pub        *publish.Publisher
 
-	srv *server.Server
+	srv      *server.Server
+	stopTune context.CancelFunc
 }
 
 // Start brings the server up on free loopback ports.
@@ -82,9 +84,13 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("minicluster: %w", err)
 	}
+	// The collector policy `bramble server` applies, so that the figures
+	// are the server's as it runs (GOGC in the environment still wins).
+	tctx, stopTune := context.WithCancel(context.Background())
+	servergc.Tune(tctx, cfg.Logger)
 	return &Cluster{URL: s.URL, MQTTURL: "mqtts://127.0.0.1:" + strconv.Itoa(mqttPort), Token: s.Token,
 		Kubeconfig: s.Kubeconfig, Store: s.Store, Client: s.Client, PKI: s.PKI, Broker: s.Broker, Monitor: s.Monitor,
-		Pub: s.Publisher, srv: s}, nil
+		Pub: s.Publisher, srv: s, stopTune: stopTune}, nil
 }
 
 func startControllers(d controllers.Deps) (server.ControllerSet, error) { return manager.New(d) }
@@ -93,4 +99,7 @@ func startControllers(d controllers.Deps) (server.ControllerSet, error) { return
 func (c *Cluster) StartScheduler() error { return c.srv.StartScheduler() }
 
 // Stop shuts the server down.
-func (c *Cluster) Stop() { _ = c.srv.Stop() }
+func (c *Cluster) Stop() {
+	_ = c.srv.Stop()
+	c.stopTune()
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/podgc"
 	"github.com/bramble-edge/bramble/imageregistry"
+	"github.com/bramble-edge/bramble/internal/servergc"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server"
 	"github.com/bramble-edge/bramble/server/encryption"
@@ -113,7 +114,7 @@ func runServer(ctx context.Context, cfg server.Config, node agent.Config) error 
 		return err
 	}
 	notifyReady(cfg.Logger, "serving "+s.URL)
-	tuneServerMemory(ctx, cfg.Logger)
+	servergc.Tune(ctx, cfg.Logger)
 	go startupPageRelease(cfg.Logger).run(ctx)
 	agentErr := make(chan error, 1)
 	actx, stopAgent := context.WithCancel(ctx)
