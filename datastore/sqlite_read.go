@@ -16,10 +16,23 @@ type readStmts struct {
 	replay      *sql.Stmt
 }
 
-// liveAt selects, for every key in range, its newest row at or before a
-// revision, if that row is not a delete: the state as of that revision.
-const liveAt = `FROM log l WHERE l.key >= ?1 AND l.key < ?2 AND l.rev <= ?3 AND l.deleted = 0
-	AND NOT EXISTS (SELECT 1 FROM log n WHERE n.key = l.key AND n.rev > l.rev AND n.rev <= ?3)`
+// listAt reads the live keys in [?1, ?2) as of revision ?3, in key order,
+// at most ?4 of them, without an index on the log's keys. A key live at ?3
+// is either unchanged since (its current row is at or before ?3), or was
+// changed after ?3: then the first change after ?3 names the row live at ?3
+// as its prev_rev, which is the only change after ?3 whose prev_rev is at
+// or before ?3 (later ones name a row after ?3, a create names none, and a
+// key that was deleted at ?3 comes back only through a create). Both halves
+// are range reads: current by key, the log by revision after ?3, so the
+// cost follows the page and the writes since ?3, not the log's size.
+// Compaction to C <= ?3 keeps every row used: the row live at ?3 was
+// superseded after C, and the change after ?3 is newer than C.
+const listAt = `SELECT c.key, l.value, l.create_rev, l.rev FROM current c JOIN log l ON l.rev = c.rev
+		WHERE c.key >= ?1 AND c.key < ?2 AND c.rev <= ?3
+	UNION ALL
+	SELECT p.key, p.value, p.create_rev, p.rev FROM log n JOIN log p ON p.rev = n.prev_rev
+		WHERE n.rev > ?3 AND n.prev_rev > 0 AND n.prev_rev <= ?3 AND n.key >= ?1 AND n.key < ?2
+	ORDER BY 1 LIMIT ?4`
 
 func prepareReads(ctx context.Context, db *sql.DB) (*readStmts, error) {
 	st := &readStmts{}
@@ -31,7 +44,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (*readStmts, error) {
 			JOIN log l ON l.rev = c.rev WHERE c.key = ?`},
 		{&st.listLatest, `SELECT c.key, l.value, l.create_rev, l.rev FROM current c
 			JOIN log l ON l.rev = c.rev WHERE c.key >= ?1 AND c.key < ?2 ORDER BY c.key LIMIT ?3`},
-		{&st.listAt, `SELECT l.key, l.value, l.create_rev, l.rev ` + liveAt + ` ORDER BY l.key LIMIT ?4`},
+		{&st.listAt, listAt},
 		{&st.countLatest, `SELECT count(*) FROM current WHERE key >= ?1 AND key < ?2`},
 		{&st.replay, `SELECT l.rev, l.key, l.value, l.create_rev, l.deleted, p.rev, p.value
 			FROM log l LEFT JOIN log p ON p.rev = l.prev_rev
