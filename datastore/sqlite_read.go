@@ -27,16 +27,20 @@ type readStmts struct {
 // cost follows the page and the writes since ?3, not the log's size.
 // Compaction to C <= ?3 keeps every row used: the row live at ?3 was
 // superseded after C, and the change after ?3 is newer than C.
-const listAt = `SELECT c.key, l.value, l.create_rev, l.rev FROM current c JOIN log l ON l.rev = c.rev
-		WHERE c.key >= ?1 AND c.key < ?2 AND c.rev <= ?3
-	UNION ALL
-	SELECT p.key, p.value, p.create_rev, p.rev FROM log n JOIN log p ON p.rev = n.prev_rev
-		WHERE n.rev > ?3 AND n.prev_rev > 0 AND n.prev_rev <= ?3 AND n.key >= ?1 AND n.key < ?2
-	ORDER BY 1 LIMIT ?4`
+const listAt = `SELECT k.key, l.value, l.create_rev, l.rev FROM (
+		SELECT key, rev FROM current
+			WHERE key >= ?1 AND key < ?2 AND rev <= ?3
+		UNION ALL
+		SELECT key, prev_rev FROM log
+			WHERE rev > ?3 AND prev_rev > 0 AND prev_rev <= ?3 AND key >= ?1 AND key < ?2
+		ORDER BY 1 LIMIT ?4
+	) k JOIN log l ON l.rev = k.rev ORDER BY k.key`
 
-func prepareReads(ctx context.Context, db *sql.DB) (*readStmts, error) {
-	st := &readStmts{}
-	for _, p := range []struct {
+func (st *readStmts) texts() []struct {
+	dst **sql.Stmt
+	sql string
+} {
+	return []struct {
 		dst **sql.Stmt
 		sql string
 	}{
@@ -50,7 +54,12 @@ func prepareReads(ctx context.Context, db *sql.DB) (*readStmts, error) {
 			FROM log l LEFT JOIN log p ON p.rev = l.prev_rev
 			WHERE l.rev > ?1 AND l.rev <= ?2 AND l.key >= ?3 AND l.key < ?4
 			ORDER BY l.rev LIMIT ?5`},
-	} {
+	}
+}
+
+func prepareReads(ctx context.Context, db *sql.DB) (*readStmts, error) {
+	st := &readStmts{}
+	for _, p := range st.texts() {
 		stmt, err := db.PrepareContext(ctx, p.sql)
 		if err != nil {
 			st.close()
