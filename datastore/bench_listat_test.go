@@ -34,8 +34,9 @@ func BenchmarkListAtOldRevision30k(b *testing.B) {
 	b.Run("v1-reader,no-index/first-page", func(b *testing.B) { benchV1List(b, st, rev) })
 }
 
-// populateHistory creates n keys, returns the revision then, and writes
-// after more changes after it.
+// populateHistory creates n keys, then makes after more changes
+// (updates, and deletes followed by a create of another key), and returns
+// the revision before those changes.
 func populateHistory(b *testing.B, st *SQLite, n, after int) int64 {
 	b.Helper()
 	ctx := context.Background()

@@ -24,7 +24,8 @@ type readStmts struct {
 // or before ?3 (later ones name a row after ?3, a create names none, and a
 // key that was deleted at ?3 comes back only through a create). Both halves
 // are range reads: current by key, the log by revision after ?3, so the
-// cost follows the page and the writes since ?3, not the log's size.
+// cost follows the page and the writes since ?3, not the log's size; only
+// keys and revisions are sorted, values are read for the page alone.
 // Compaction to C <= ?3 keeps every row used: the row live at ?3 was
 // superseded after C, and the change after ?3 is newer than C.
 const listAt = `SELECT k.key, l.value, l.create_rev, l.rev FROM (
@@ -36,14 +37,14 @@ const listAt = `SELECT k.key, l.value, l.create_rev, l.rev FROM (
 		ORDER BY 1 LIMIT ?4
 	) k JOIN log l ON l.rev = k.rev ORDER BY k.key`
 
-func (st *readStmts) texts() []struct {
+// readSQL pairs a read statement's destination with its text.
+type readSQL struct {
 	dst **sql.Stmt
 	sql string
-} {
-	return []struct {
-		dst **sql.Stmt
-		sql string
-	}{
+}
+
+func (st *readStmts) texts() []readSQL {
+	return []readSQL{
 		{&st.get, `SELECT l.value, l.create_rev, l.rev FROM current c
 			JOIN log l ON l.rev = c.rev WHERE c.key = ?`},
 		{&st.listLatest, `SELECT c.key, l.value, l.create_rev, l.rev FROM current c
