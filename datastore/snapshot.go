@@ -83,11 +83,31 @@ func vacuumToTemp(ctx context.Context, dbPath, dir string) (string, error) {
 	if db != nil {
 		db.Close()
 	}
+	if err == nil {
+		err = addLegacyIndexes(ctx, tmp)
+	}
 	if err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("vacuum into %s: %w", tmp, err)
 	}
 	return tmp, nil
+}
+
+// addLegacyIndexes gives a snapshot copy the indexes schema version 1
+// first had (see legacyIndexes), so an older bramble that restores it (a
+// rollback) lists at old revisions as fast as before; this code drops them
+// again when it opens the restored file.
+func addLegacyIndexes(ctx context.Context, path string) error {
+	// No journal: a copy that fails half-way is removed, never used.
+	db, err := openDB(path, url.Values{"_journal_mode": {"OFF"}, "_synchronous": {"OFF"}})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, legacyIndexSQL); err != nil {
+		return fmt.Errorf("add index: %w", err)
+	}
+	return db.Close()
 }
 
 func syncFile(path string) error {

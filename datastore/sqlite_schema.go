@@ -23,6 +23,11 @@ const (
 //   - current maps every live key to its latest row, so Get and the latest
 //     List never scan history.
 //   - meta holds the compact revision.
+//
+// log has no index besides its rowid: every write appends to it, and an
+// index on (key, rev) cost a random b-tree leaf (a WAL frame, two pwrite
+// calls) per write for its one reader, List at an old revision, which now
+// reads current and the log after the revision instead (see listAt).
 var sqliteSchema = []string{
 	`CREATE TABLE log (
 		rev        INTEGER PRIMARY KEY,
@@ -32,7 +37,6 @@ var sqliteSchema = []string{
 		deleted    INTEGER NOT NULL,
 		value      BLOB    NOT NULL
 	)`,
-	`CREATE INDEX log_key_rev ON log (key, rev)`,
 	`CREATE TABLE current (
 		key        TEXT    PRIMARY KEY,
 		rev        INTEGER NOT NULL,
@@ -52,7 +56,10 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("read schema: %w", err)
 	}
 	if objects > 0 {
-		return checkSchema(ctx, db)
+		if err := checkSchema(ctx, db); err != nil {
+			return err
+		}
+		return dropLegacyIndexes(ctx, db)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -66,6 +73,40 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	return nil
+}
+
+// legacyIndexes were in schema version 1 as first written; files made
+// before they were dropped still carry them.
+//
+// Dropping one keeps the file at version 1 on purpose: the schema a
+// version-1 reader needs (tables, columns, the meaning of each row) is
+// unchanged, and without the index its queries give the same answers, only
+// List at an old revision is slower. So an older bramble, after a rollback
+// or a restore of a snapshot this one took, still opens and reads the file;
+// a version bump would make it refuse to start. Without the index a
+// version-1 List at an old revision reads the log once per row it returns
+// (minutes on a 30,000-key store, BenchmarkListAtOldRevision30k), so
+// snapshots carry the index again (addLegacyIndexes): the way back is to
+// save a snapshot with this bramble and restore it with the older one.
+var legacyIndexes = []string{"log_key_rev"}
+
+// legacyIndexSQL creates them where they are missing.
+const legacyIndexSQL = `CREATE INDEX IF NOT EXISTS log_key_rev ON log (key, rev)`
+
+// dropLegacyIndexes removes the indexes this code no longer reads, so
+// writes stop paying for them. A file without them is not written to.
+func dropLegacyIndexes(ctx context.Context, db *sql.DB) error {
+	for _, name := range legacyIndexes {
+		var n int
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, name).Scan(&n)
+		if err == nil && n > 0 {
+			_, err = db.ExecContext(ctx, `DROP INDEX `+name)
+		}
+		if err != nil {
+			return fmt.Errorf("drop index %s: %w", name, err)
+		}
 	}
 	return nil
 }
