@@ -30,6 +30,8 @@ type algorithm struct {
 	ties uint64 // rotates the choice among equally good nodes
 
 	c        cycle
+	active   []filter // this cycle's filters: those that can reject a node
+	live     []int    // this cycle's scorers: those that tell nodes apart
 	feasible []*nodeInfo
 	rejected [][]string // the reasons of each node rejected this cycle
 	reasons  map[string]int
@@ -65,6 +67,7 @@ func (a *algorithm) scheduleWithVolumes(p *podInfo, s *snapshot, vols *podVolume
 	c.arch.resolve(p, s, a.extra)
 	c.prepareAffinity(s)
 	c.prepareAntiAffinity(s)
+	a.chooseChecks(c)
 	feasible := a.findFeasible(c, s)
 	switch len(feasible) {
 	case 0:
@@ -73,6 +76,30 @@ func (a *algorithm) scheduleWithVolumes(p *podInfo, s *snapshot, vols *podVolume
 		return feasible[0].name, nil
 	}
 	return a.selectHost(c, feasible), nil
+}
+
+// chooseChecks picks the filters and scorers that matter for this cycle's
+// pod. A filter that passes every node for it (host ports, for a pod that
+// binds none) is left out, as is a scorer that gives every node the same
+// score (spreading, for a pod of no group): it would add the same number
+// to every node's total, which changes neither the best node nor the
+// ties. The rest run in their usual order, so a rejected node still
+// counts under the reasons of the first filter that fails.
+func (a *algorithm) chooseChecks(c *cycle) {
+	a.active = a.active[:0]
+	for _, f := range a.filters {
+		if o, ok := f.(optional); ok && !o.needed(c) {
+			continue
+		}
+		a.active = append(a.active, f)
+	}
+	a.live = a.live[:0]
+	for k, ws := range a.scorers {
+		if u, ok := ws.s.(uniform); ok && u.uniform(c) {
+			continue
+		}
+		a.live = append(a.live, k)
+	}
 }
 
 // Feasible-node sampling, as kube-scheduler's percentageOfNodesToScore:
@@ -103,17 +130,20 @@ func (a *algorithm) findFeasible(c *cycle, s *snapshot) []*nodeInfo {
 	all := len(s.list)
 	want := numFeasibleToFind(a.percentage, all)
 	a.feasible, a.rejected = a.feasible[:0], a.rejected[:0]
-	checked := 0
+	checked, i := 0, a.next%all
 	for ; checked < all && len(a.feasible) < want; checked++ {
-		n := s.list[(a.next+checked)%all]
-		reasons := runFilters(a.filters, c, n)
+		n := s.list[i]
+		if i++; i == all {
+			i = 0
+		}
+		reasons := runFilters(a.active, c, n)
 		if reasons == nil {
 			a.feasible = append(a.feasible, n)
 			continue
 		}
 		a.rejected = append(a.rejected, reasons)
 	}
-	a.next = (a.next + checked) % all
+	a.next = i
 	return a.feasible
 }
 
@@ -134,10 +164,9 @@ func (a *algorithm) countReasons() map[string]int {
 func (a *algorithm) selectHost(c *cycle, nodes []*nodeInfo) string {
 	raw, total := grow(a.raw, len(nodes)), grow(a.total, len(nodes))
 	clear(total)
-	for k, ws := range a.scorers {
-		for i, n := range nodes {
-			raw[i] = ws.s.score(c, n)
-		}
+	for _, k := range a.live {
+		ws := a.scorers[k]
+		ws.s.scoreNodes(c, nodes, raw)
 		if a.norms[k] != nil {
 			a.norms[k].normalize(raw)
 		}

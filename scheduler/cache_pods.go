@@ -17,11 +17,30 @@ func (c *cache) addPod(p *podInfo) bool {
 	}
 	freed := false
 	if ok {
+		if st.node == node && st.info.uid == p.uid && sameAccount(st.info, p) && c.swap(st, p) {
+			return false
+		}
 		freed = st.node != node || st.info.uid != p.uid
 		c.unplace(st)
 	}
 	c.place(p, node, false)
 	return freed
+}
+
+// swap puts p, a new version of the pod counted as st on the same node
+// and counted the same, in the place of st's: the scheduler's own binding
+// coming back from the watch, or a status change. The node's sums stay;
+// the node is still touched, so the snapshot gets the new version (its
+// labels and binding matter to affinity and preemption). False when the
+// node does not count the pod (the caller then recounts it).
+func (c *cache) swap(st *podState, p *podInfo) bool {
+	item, ok := c.nodes[st.node]
+	if !ok || !item.info.swapPod(st.info, p) {
+		return false
+	}
+	st.info, st.assumed = p, false
+	c.touch(item)
+	return true
 }
 
 // removePod stops counting a deleted pod; it reports whether it was

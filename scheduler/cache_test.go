@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // checkSnapshot compares a snapshot kept up to date incrementally with one
@@ -155,5 +156,52 @@ func TestSnapshotOrderInterleavesZones(t *testing.T) {
 	}
 	if want := []string{"a1", "b1", "c1", "a2", "a3"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestBoundEchoSwapsThePod: the watch showing an assumed pod bound where
+// it was assumed (the scheduler's own binding) confirms it in place: the
+// node keeps its sums, its pods hold the bound version (preemption only
+// takes bound pods as victims), and the snapshot gets that version. A
+// version that counts differently (its requests changed) is recounted.
+func TestBoundEchoSwapsThePod(t *testing.T) {
+	zone := corev1.LabelTopologyZone
+	e := newEnv(t, []*corev1.Node{makeNode("n1", nodeLabels(zone, "a")), makeNode("n2", nodeLabels(zone, "a"))},
+		makePod("default", "other", owned("rs"), podReq("1", ""), podOn("n1")))
+	pod := makePod("default", "p", owned("rs"), podReq("500m", "1Gi"),
+		podPorts(false, corev1.ContainerPort{ContainerPort: 8080, HostPort: 80}))
+	info := newPodInfo(pod)
+	if err := e.cache.assume(info, "n1"); err != nil {
+		t.Fatal(err)
+	}
+	checkSnapshot(t, e.cache, e.snap)
+	bound := pod.DeepCopy()
+	bound.Spec.NodeName = "n1"
+	bound.Labels = map[string]string{"tier": "front"}
+	echo := newPodInfo(bound)
+	if e.cache.addPod(echo) {
+		t.Error("echo: got freed resources, want none")
+	}
+	if node, assumed, _ := e.cache.counted(info.key); node != "n1" || assumed {
+		t.Errorf("got %s (assumed %v), want confirmed on n1", node, assumed)
+	}
+	checkSnapshot(t, e.cache, e.snap)
+	n1 := e.snap.nodes["n1"]
+	if !slices.Contains(n1.pods, echo) || slices.Contains(n1.pods, info) || len(n1.pods) != 2 {
+		t.Fatalf("snapshot n1 pods: want the bound version in place of the assumed one")
+	}
+	if n1.requested.milliCPU != 1500 || len(n1.ports) != 1 || n1.spread[echo.spreadKey] != 2 {
+		t.Errorf("n1 account: %+v, %d ports, spread %v", n1.requested, len(n1.ports), n1.spread)
+	}
+	if got := e.snap.topo[topoKey{label: 0, value: "a", spreadKey: echo.spreadKey}]; got != 2 {
+		t.Errorf("zone a counts %d pods of the group, want 2", got)
+	}
+	// A later version asking for more is recounted.
+	bigger := bound.DeepCopy()
+	bigger.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
+	e.cache.addPod(newPodInfo(bigger))
+	checkSnapshot(t, e.cache, e.snap)
+	if got := e.snap.nodes["n1"].requested.milliCPU; got != 3000 {
+		t.Errorf("after the request grew: %dm requested on n1, want 3000m", got)
 	}
 }

@@ -18,6 +18,22 @@ type filter interface {
 	filter(c *cycle, n *nodeInfo) []string
 }
 
+// optional is implemented by filters that pass every node for some pods
+// (a pod without host ports, say): needed reports whether the cycle's pod
+// is one they can reject a node for. It is asked after the cycle's
+// preparation (arch rule, affinity domains).
+type optional interface {
+	needed(c *cycle) bool
+}
+
+func (nodeSelector) needed(c *cycle) bool { return c.pod.nodes != nil }
+func (archFilter) needed(c *cycle) bool   { return len(c.arch.images) > 0 }
+func (hostPorts) needed(c *cycle) bool    { return len(c.pod.ports) > 0 }
+func (resourcesFit) needed(c *cycle) bool { return !c.pod.req.isZero() }
+func (podAffinity) needed(c *cycle) bool  { return len(c.pod.affinity) > 0 }
+func (antiAffinity) needed(c *cycle) bool { return len(c.pod.anti) > 0 || len(c.forbidden) > 0 }
+func (volumeFilter) needed(c *cycle) bool { return c.volumes != nil }
+
 // Reasons, worded as kube-scheduler 1.32 words them, so that messages read
 // the same as on any Kubernetes cluster.
 var (

@@ -67,6 +67,25 @@ func (n *nodeInfo) removePod(p *podInfo) bool {
 	return true
 }
 
+// swapPod puts p in the place of the counted pod old (same key), which the
+// caller has checked counts the same (sameAccount); false when old is not
+// counted here.
+func (n *nodeInfo) swapPod(old, p *podInfo) bool {
+	i := slices.IndexFunc(n.pods, func(q *podInfo) bool { return q.key == old.key })
+	if i < 0 {
+		return false
+	}
+	n.pods[i] = p
+	return true
+}
+
+// sameAccount reports whether two versions of a pod add the same to their
+// node's sums (addPod): requests, host ports, group, anti-affinity.
+func sameAccount(a, b *podInfo) bool {
+	return a.req == b.req && a.nonZero == b.nonZero && slices.Equal(a.ports, b.ports) &&
+		a.spreadKey == b.spreadKey && (len(a.anti) > 0) == (len(b.anti) > 0)
+}
+
 // clone copies what addPod and removePod change, sharing the rest (the
 // static part and the podInfos, which are never mutated).
 func (n *nodeInfo) clone() *nodeInfo {

@@ -29,7 +29,10 @@ type nodeStatic struct {
 	annotation     string   // its raw value, to notice changes
 	badAnnotation  bool     // the annotation is not valid JSON
 	topo           []string // values of the topology labels ("" = absent)
-	localStorage   int64    // local-path bytes (volumefilter.go: 0 unlimited, -1 none)
+	// topoIDs are the topo values interned: spreading tells a node's
+	// domains apart by them, one pointer each.
+	topoIDs      []unique.Handle[string]
+	localStorage int64 // local-path bytes (volumefilter.go: 0 unlimited, -1 none)
 	// platformID is platform interned: the arch filter's memo compares it.
 	platformID unique.Handle[platform]
 }
@@ -69,13 +72,23 @@ func newNodeStatic(n *corev1.Node, topologyLabels []string) *nodeStatic {
 	for i, l := range topologyLabels {
 		s.topo[i] = n.Labels[l]
 	}
+	s.topoIDs = internAll(s.topo)
 	return s
+}
+
+func internAll(values []string) []unique.Handle[string] {
+	out := make([]unique.Handle[string], len(values))
+	for i, v := range values {
+		out[i] = unique.Make(v)
+	}
+	return out
 }
 
 // placeholderStatic stands for a node that pods are bound to but whose
 // Node object the cache has not seen (or has seen deleted).
 func placeholderStatic(name string, topologyLabels []string) *nodeStatic {
-	return &nodeStatic{name: name, topo: make([]string, len(topologyLabels)), localStorage: -1,
+	topo := make([]string, len(topologyLabels))
+	return &nodeStatic{name: name, topo: topo, topoIDs: internAll(topo), localStorage: -1,
 		platformID: unique.Make(platform{})}
 }
 

@@ -4,6 +4,16 @@ package scheduler
 // Like filters, scorers read only the cycle and the node.
 type scorer interface {
 	score(c *cycle, n *nodeInfo) int64
+	// scoreNodes sets out[i] to score(c, nodes[i]): one call per scorer
+	// and cycle instead of one per node.
+	scoreNodes(c *cycle, nodes []*nodeInfo, out []int64)
+}
+
+// uniform is implemented by scorers that give every node the same score
+// for some pods (spreading, for a pod of no group): uniform reports
+// whether the cycle's pod is one of them, after normalization.
+type uniform interface {
+	uniform(c *cycle) bool
 }
 
 // normalizer is implemented by scorers whose raw score means something
@@ -69,4 +79,58 @@ func maxOf(scores []int64) int64 {
 		top = max(top, s)
 	}
 	return top
+}
+
+func (s leastAllocated) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+func (s balancedAllocation) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+func (s spreadNodes) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+func (s spreadTopology) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+func (s imageLocality) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+func (s preferredAffinity) scoreNodes(c *cycle, nodes []*nodeInfo, out []int64) {
+	for i, n := range nodes {
+		out[i] = s.score(c, n)
+	}
+}
+
+// A pod of no group scores 0 everywhere, normalized to 100 everywhere.
+func (spreadNodes) uniform(c *cycle) bool    { return c.pod.spreadKey == "" }
+func (spreadTopology) uniform(c *cycle) bool { return c.pod.spreadKey == "" }
+
+// Without preferred terms every node scores 0.
+func (preferredAffinity) uniform(c *cycle) bool { return len(c.pod.preferred) == 0 }
+
+// A node without any of the pod's images scores 0 (imageScore(0) is 0), so
+// when no node has one, every node does.
+func (imageLocality) uniform(c *cycle) bool {
+	for _, img := range c.pod.images {
+		if c.snap.imageNodes[img] > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -48,19 +48,22 @@ func newSnapshot(topologyLabels []string) *snapshot {
 		antiNodes: map[string]*nodeInfo{}}
 }
 
-// replace puts a new clone of a node in the snapshot.
+// replace puts a new clone of a node in the snapshot. A clone of the same
+// node account (the usual case: a pod came, went or changed) has the
+// topology counts changed only by what its group counts changed.
 func (s *snapshot) replace(n *nodeInfo) {
-	old := s.nodes[n.name]
-	if old != nil {
-		s.accountPods(old, -1)
-		if old.nodeStatic != n.nodeStatic {
-			s.accountStatic(old.nodeStatic, -1)
-			s.accountStatic(n.nodeStatic, 1)
-		}
-	} else {
+	switch old := s.nodes[n.name]; {
+	case old == nil:
 		s.accountStatic(n.nodeStatic, 1)
+		s.accountPods(n, 1)
+	case old.nodeStatic != n.nodeStatic:
+		s.accountPods(old, -1)
+		s.accountStatic(old.nodeStatic, -1)
+		s.accountStatic(n.nodeStatic, 1)
+		s.accountPods(n, 1)
+	default:
+		s.accountSpreadChange(old, n)
 	}
-	s.accountPods(n, 1)
 	s.nodes[n.name] = n
 	if i, ok := s.index[n.name]; ok {
 		s.list[i] = n
@@ -86,14 +89,34 @@ func (s *snapshot) remove(name string) {
 // topology counts.
 func (s *snapshot) accountPods(n *nodeInfo, sign int32) {
 	for key, count := range n.spread {
-		for i, v := range n.topo {
-			if v == "" {
-				continue
-			}
-			k := topoKey{label: i, value: v, spreadKey: key}
-			if s.topo[k] += sign * count; s.topo[k] == 0 {
-				delete(s.topo, k)
-			}
+		s.addTopo(n.nodeStatic, key, sign*count)
+	}
+}
+
+// accountSpreadChange moves the topology counts from old's pods to n's,
+// two accounts of one node with the same static part.
+func (s *snapshot) accountSpreadChange(old, n *nodeInfo) {
+	for key, count := range n.spread {
+		if d := count - old.spread[key]; d != 0 {
+			s.addTopo(n.nodeStatic, key, d)
+		}
+	}
+	for key, count := range old.spread {
+		if _, ok := n.spread[key]; !ok {
+			s.addTopo(n.nodeStatic, key, -count)
+		}
+	}
+}
+
+// addTopo adds delta pods of group key to each of the node's domains.
+func (s *snapshot) addTopo(st *nodeStatic, key string, delta int32) {
+	for i, v := range st.topo {
+		if v == "" {
+			continue
+		}
+		k := topoKey{label: i, value: v, spreadKey: key}
+		if s.topo[k] += delta; s.topo[k] == 0 {
+			delete(s.topo, k)
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package scheduler
 
+import "unique"
+
 // Spreading keeps the pods that belong together (podinfo.go spreadKeyOf:
 // one controller, or bare pods of one app) apart, so that losing one node
 // or one zone loses few of them. Two scorers do it, each normalized over the
@@ -39,7 +41,7 @@ func (spreadTopology) score(c *cycle, n *nodeInfo) int64 {
 			total += int64(n.spread[key])
 			continue
 		}
-		total += c.domainCount(i, v)
+		total += c.domainCount(i, n.topoIDs[i])
 	}
 	return total
 }
@@ -47,7 +49,7 @@ func (spreadTopology) score(c *cycle, n *nodeInfo) int64 {
 // domainMemo is one domain's count of the cycle pod's group.
 type domainMemo struct {
 	label int
-	value string
+	value unique.Handle[string]
 	count int64
 }
 
@@ -59,13 +61,14 @@ const maxDomainMemo = 16
 // The feasible nodes share a few domains (zones), so the count is looked
 // up in the snapshot's index once per domain and cycle, not per node:
 // hashing the group's key for every node was most of the scorer's cost.
-func (c *cycle) domainCount(label int, value string) int64 {
+// The memo compares interned values, a pointer each.
+func (c *cycle) domainCount(label int, value unique.Handle[string]) int64 {
 	for _, d := range c.domains {
 		if d.label == label && d.value == value {
 			return d.count
 		}
 	}
-	n := int64(c.snap.topo[topoKey{label: label, value: value, spreadKey: c.pod.spreadKey}])
+	n := int64(c.snap.topo[topoKey{label: label, value: value.Value(), spreadKey: c.pod.spreadKey}])
 	if len(c.domains) < maxDomainMemo {
 		c.domains = append(c.domains, domainMemo{label: label, value: value, count: n})
 	}
