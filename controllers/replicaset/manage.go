@@ -44,8 +44,8 @@ func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 	return nil
 }
 
-// deletePods deletes the pods in parallel on the pool, each only if it is still the pod
-// seen (UID precondition). A pod already gone counts as deleted.
+// deletePods deletes the pods at once (on the pool), each only if it is
+// still the pod seen (UID precondition). A pod already gone counts as deleted.
 func (c *Controller) deletePods(ctx context.Context, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
 	errs := shared.parallel(len(victims), func(i int) error {
 		err := c.deletePod(ctx, rs, victims[i])

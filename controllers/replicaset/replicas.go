@@ -27,9 +27,10 @@ func Diff(active, desired, burst int) (create, remove int) {
 
 // SlowStart calls fn count times in batches that double in size, starting
 // at initial (1, 2, 4, ... for initial 1); the calls of one batch run at
-// once, up to the pool's DefaultWorkers. The first batch with a failure is the last: it returns how many
-// calls succeeded and the batch's first error. So a create that fails
-// every time is tried about as often as it succeeded, not count times.
+// once, DefaultWorkers at most. The first batch with a failure is the
+// last: it returns how many calls succeeded and the batch's first error.
+// So a create that fails every time is tried about as often as it
+// succeeded, not count times.
 func SlowStart(ctx context.Context, count, initial int, fn func(ctx context.Context) error) (int, error) {
 	done := 0
 	for _, size := range BatchSizes(count, initial) {
