@@ -2,7 +2,6 @@ package api
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,21 +19,40 @@ const (
 	MaxQuantityExponent = 999
 )
 
-var exponentSuffix = regexp.MustCompile(`[eE]([+-]?[0-9]+)$`)
-
 // checkQuantityText applies the limits to a quantity's text.
 func checkQuantityText(s string) error {
 	s = strings.TrimSpace(s)
 	if len(s) > MaxQuantityLen {
 		return fmt.Errorf("is %d characters long, more than the %d allowed", len(s), MaxQuantityLen)
 	}
-	if m := exponentSuffix.FindStringSubmatch(s); m != nil {
-		exp, err := strconv.ParseInt(m[1], 10, 32)
+	if e, ok := exponentSuffix(s); ok {
+		exp, err := strconv.ParseInt(e, 10, 32)
 		if err != nil || exp > MaxQuantityExponent || exp < -MaxQuantityExponent {
-			return fmt.Errorf("has exponent %s, outside -%d..%d", m[1], MaxQuantityExponent, MaxQuantityExponent)
+			return fmt.Errorf("has exponent %s, outside -%d..%d", e, MaxQuantityExponent, MaxQuantityExponent)
 		}
 	}
 	return nil
+}
+
+// exponentSuffix is the exponent s ends with, sign and digits ("+3" of
+// "1e+3"), if s ends with e or E, an optional sign and one or more digits:
+// what the regular expression [eE]([+-]?[0-9]+)$ captures, without its
+// cost on every quantity admission checks.
+func exponentSuffix(s string) (string, bool) {
+	i := len(s)
+	for i > 0 && '0' <= s[i-1] && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) {
+		return "", false
+	}
+	if i > 0 && (s[i-1] == '+' || s[i-1] == '-') {
+		i--
+	}
+	if i > 0 && (s[i-1] == 'e' || s[i-1] == 'E') {
+		return s[i:], true
+	}
+	return "", false
 }
 
 // ParseQuantity parses a resource quantity ("500m", "1Gi", "2e3") like
@@ -64,6 +82,12 @@ func checkQuantity(q resource.Quantity) error {
 	if err := checkQuantityText(printed); err != nil {
 		return err
 	}
+	return checkPrinted(q, printed)
+}
+
+// checkPrinted reports a quantity whose printed form, within the limits,
+// does not parse back to the same amount and the same text.
+func checkPrinted(q resource.Quantity, printed string) error {
 	back, err := resource.ParseQuantity(printed)
 	if err != nil || back.Cmp(q) != 0 || back.String() != printed {
 		return fmt.Errorf("cannot be stored exactly (it would print as %q); use a suffix such as Ki, M or E", printed)

@@ -202,10 +202,11 @@ func validateQuantity(q resource.Quantity, p *field.Path) field.ErrorList {
 // quantityProblem is what validateQuantity finds wrong with q: the value
 // to report and why.
 func quantityProblem(q resource.Quantity) (bad bool, value any, detail string) {
-	if err := checkQuantityText(q.String()); err != nil {
-		return true, q.String(), err.Error()
+	printed := q.String()
+	if err := checkQuantityText(printed); err != nil {
+		return true, printed, err.Error()
 	}
-	if err := checkQuantity(q); err != nil {
+	if err := checkPrinted(q, printed); err != nil {
 		return true, fmt.Sprintf("%g", q.AsApproximateFloat64()), err.Error()
 	}
 	if q.Sign() < 0 {

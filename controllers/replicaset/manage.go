@@ -44,10 +44,10 @@ func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 	return nil
 }
 
-// deletePods deletes the pods at once, each only if it is still the pod
-// seen (UID precondition). A pod already gone counts as deleted.
+// deletePods deletes the pods at once (on the pool), each only if it is
+// still the pod seen (UID precondition). A pod already gone counts as deleted.
 func (c *Controller) deletePods(ctx context.Context, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
-	errs := parallel(len(victims), func(i int) error {
+	errs := shared.parallel(len(victims), func(i int) error {
 		err := c.deletePod(ctx, rs, victims[i])
 		if errors.Is(err, errGone) {
 			return nil

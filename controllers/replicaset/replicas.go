@@ -3,7 +3,6 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"sync"
 )
 
 // DefaultBurst caps how many pods one sync creates or deletes, as kube's
@@ -28,9 +27,10 @@ func Diff(active, desired, burst int) (create, remove int) {
 
 // SlowStart calls fn count times in batches that double in size, starting
 // at initial (1, 2, 4, ... for initial 1); the calls of one batch run at
-// once. The first batch with a failure is the last: it returns how many
-// calls succeeded and the batch's first error. So a create that fails
-// every time is tried about as often as it succeeded, not count times.
+// once, DefaultWorkers at most. The first batch with a failure is the
+// last: it returns how many calls succeeded and the batch's first error.
+// So a create that fails every time is tried about as often as it
+// succeeded, not count times.
 func SlowStart(ctx context.Context, count, initial int, fn func(ctx context.Context) error) (int, error) {
 	done := 0
 	for _, size := range BatchSizes(count, initial) {
@@ -54,9 +54,9 @@ func BatchSizes(count, initial int) []int {
 	return out
 }
 
-// runBatch runs n calls of fn at once and waits for them.
+// runBatch runs n calls of fn on the pool and waits for them.
 func runBatch(ctx context.Context, n int, fn func(ctx context.Context) error) (int, error) {
-	errs := parallel(n, func(int) error { return fn(ctx) })
+	errs := shared.parallel(n, func(int) error { return fn(ctx) })
 	switch len(errs) {
 	case 0:
 		return n, nil
@@ -64,26 +64,4 @@ func runBatch(ctx context.Context, n int, fn func(ctx context.Context) error) (i
 		return n - 1, errs[0]
 	}
 	return n - len(errs), fmt.Errorf("%w (and %d more failures)", errs[0], len(errs)-1)
-}
-
-// parallel runs fn(0) ... fn(n-1) at once and returns their errors.
-func parallel(n int, fn func(i int) error) []error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(i); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errs
 }

@@ -57,8 +57,9 @@ func computeStatus(rs *appsv1.ReplicaSet, owned []*corev1.Pod, manageErr error, 
 	st.FullyLabeledReplicas, st.ReadyReplicas, st.AvailableReplicas = 0, 0, 0
 	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 	var recheck time.Duration
+	want := labelPairs(rs.Spec.Template.Labels)
 	for _, p := range owned {
-		if hasLabels(p.Labels, rs.Spec.Template.Labels) {
+		if hasLabels(p.Labels, want) {
 			st.FullyLabeledReplicas++
 		}
 		wait, ready := availableIn(p, minReady, now)
@@ -78,11 +79,24 @@ func computeStatus(rs *appsv1.ReplicaSet, owned []*corev1.Pod, manageErr error, 
 	return st, recheck
 }
 
+// labelPair is one label of a template, as hasLabels looks for it.
+type labelPair struct{ key, value string }
+
+// labelPairs lists a template's labels once per sync: ranging over the
+// map for each of a thousand pods cost more than the lookups themselves.
+func labelPairs(want map[string]string) []labelPair {
+	out := make([]labelPair, 0, len(want))
+	for k, v := range want {
+		out = append(out, labelPair{k, v})
+	}
+	return out
+}
+
 // hasLabels reports whether have holds every label of want, as the
 // selector made from want would match have (without making one per pod).
-func hasLabels(have, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := have[k]; !ok || got != v {
+func hasLabels(have map[string]string, want []labelPair) bool {
+	for _, l := range want {
+		if got, ok := have[l.key]; !ok || got != l.value {
 			return false
 		}
 	}

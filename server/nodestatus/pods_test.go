@@ -70,7 +70,10 @@ func TestPodStatusWrittenOnlyWhenChanged(t *testing.T) {
 	a := e.connect(t, "pi-1")
 	mine, theirs := e.boundPod("mine", "pi-1"), e.boundPod("theirs", "pi-2")
 
-	a.report(t, running(mine))
+	// The repeats below are this very report: running stamps the current
+	// second, so a second call can make a different status (a write due).
+	first := running(mine)
+	a.report(t, first)
 	waitUntil(t, "pod mine Running", func() bool { return e.pod("mine").Status.Phase == corev1.PodRunning })
 	st := e.pod("mine").Status
 	if len(st.ContainerStatuses) != 1 || !st.ContainerStatuses[0].Ready {
@@ -84,11 +87,11 @@ func TestPodStatusWrittenOnlyWhenChanged(t *testing.T) {
 	// come after the pod is seen Running: wait for that write's count.
 	waitUntil(t, "the Running write counted", func() bool { return e.mon.Stats().PodWrites >= 1 })
 	before := e.mon.Stats().PodWrites // not the store's revision: Node writes may still come
-	stale := running(mine)
+	stale := first
 	stale.UID = "an-earlier-pod"
 	reports := e.mon.Stats().PodReports
-	a.report(t, running(mine))
-	a.report(t, running(mine), running(theirs))
+	a.report(t, first)
+	a.report(t, first, running(theirs))
 	a.report(t, stale)
 	waitUntil(t, "three reports counted", func() bool { return e.mon.Stats().PodReports == reports+3 })
 
