@@ -34,7 +34,11 @@ func TestAgentAnnotationsFollowHeartbeats(t *testing.T) {
 		a.beat(t, set("02:00:00:00:00:01"))
 	}
 	a.beat(t, set("02:00:00:00:00:02"))
-	waitUntil(t, "the new MAC", func() bool { return e.node("pi-1").Annotations[mqtt.AnnotationVXLANMAC] == "02:00:00:00:00:02" })
+	// The store's revision is set just after its commit, which Get can
+	// already read: wait for both.
+	waitUntil(t, "the new MAC", func() bool {
+		return e.node("pi-1").Annotations[mqtt.AnnotationVXLANMAC] == "02:00:00:00:00:02" && e.rev() > before
+	})
 	if got := e.rev() - before; got != 1 {
 		t.Errorf("writes for 5 steady heartbeats and one MAC change: got %d, want 1", got)
 	}
