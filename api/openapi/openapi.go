@@ -17,10 +17,10 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	_ "embed" // the generated schemas
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 	"sync"
@@ -45,24 +45,42 @@ type Definitions struct {
 }
 
 // Load decodes the generated schemas. Each call decodes afresh: callers
-// keep what they build from them, not the definitions themselves.
+// keep what they build from them, not the definitions themselves (their
+// schemas are slices of one inflated buffer, which a kept schema would
+// keep whole).
 func Load() (*Definitions, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(generated))
 	if err != nil {
 		return nil, fmt.Errorf("openapi definitions: %w", err)
 	}
-	js, err := io.ReadAll(zr)
+	var buf bytes.Buffer
+	buf.Grow(inflatedSize(generated) + bytes.MinRead)
+	if _, err := buf.ReadFrom(zr); err != nil {
+		return nil, fmt.Errorf("openapi definitions: %w", err)
+	}
+	js := buf.Bytes()
+	doc, err := members(js)
 	if err != nil {
 		return nil, fmt.Errorf("openapi definitions: %w", err)
 	}
-	var doc struct {
-		Definitions map[string]json.RawMessage `json:"definitions"`
-		V2          map[string]json.RawMessage `json:"v2"`
-	}
-	if err := json.Unmarshal(js, &doc); err != nil {
+	v3, err := members(doc["definitions"])
+	if err != nil {
 		return nil, fmt.Errorf("openapi definitions: %w", err)
 	}
-	return &Definitions{v3: doc.Definitions, v2: doc.V2}, nil
+	v2, err := members(doc["v2"])
+	if err != nil {
+		return nil, fmt.Errorf("openapi v2 definitions: %w", err)
+	}
+	return &Definitions{v3: v3, v2: v2}, nil
+}
+
+// inflatedSize is the size a gzip member says its data has (its last four
+// bytes, little-endian), so that inflating it reads into one buffer.
+func inflatedSize(gz []byte) int {
+	if len(gz) < 4 {
+		return 0
+	}
+	return int(binary.LittleEndian.Uint32(gz[len(gz)-4:]))
 }
 
 var digest = sync.OnceValue(func() string {
