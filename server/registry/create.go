@@ -11,6 +11,7 @@ import (
 
 	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
+	"github.com/bramble-edge/bramble/informer"
 )
 
 // Resources the registry itself reads and writes.
@@ -32,7 +33,7 @@ func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		out, taken, err := r.createOnce(ctx, res, candidate(obj, generate), opts)
+		out, taken, err := r.createOnce(ctx, res, candidate(obj, generate), opts, false)
 		if taken && generate && attempt < maxGenerateNameAttempts {
 			continue
 		}
@@ -43,7 +44,10 @@ func (r *Registry) Create(ctx context.Context, res *api.Resource, ns string, obj
 // CreateNew is Create of obj, an object made for this call alone, which
 // the registry changes and keeps rather than copying it when its name is
 // to be generated. again makes another like it, to try once more when the
-// generated name is taken (it may be nil when obj has its name).
+// generated name is taken (it may be nil when obj has its name). obj
+// shares nothing with other objects; once stored it is the shared cache's
+// (handed over uncopied, see giveNew), and the object returned shares its
+// maps, slices and pointers: the caller reads it and changes nothing.
 func (r *Registry) CreateNew(ctx context.Context, res *api.Resource, ns string, obj api.Object, again func() api.Object, opts WriteOptions) (api.Object, error) {
 	generate, err := r.checkCreate(ctx, res, ns, obj)
 	if err != nil {
@@ -59,7 +63,7 @@ func (r *Registry) CreateNew(ctx context.Context, res *api.Resource, ns string, 
 		if generate {
 			obj.SetName(generateName(obj.GetGenerateName()))
 		}
-		out, taken, err := r.createOnce(ctx, res, obj, opts)
+		out, taken, err := r.createOnce(ctx, res, obj, opts, true)
 		if taken && generate && attempt < maxGenerateNameAttempts {
 			continue
 		}
@@ -80,8 +84,9 @@ func (r *Registry) checkCreate(ctx context.Context, res *api.Resource, ns string
 }
 
 // createOnce admits and stores cand, a candidate with its name; taken
-// reports that the store refused the name as already taken.
-func (r *Registry) createOnce(ctx context.Context, res *api.Resource, cand api.Object, opts WriteOptions) (out api.Object, taken bool, err error) {
+// reports that the store refused the name as already taken. give: cand
+// is the registry's own to hand to the shared cache (CreateNew).
+func (r *Registry) createOnce(ctx context.Context, res *api.Resource, cand api.Object, opts WriteOptions, give bool) (out api.Object, taken bool, err error) {
 	if err := r.admitCreate(res, cand); err != nil {
 		return cand, false, err
 	}
@@ -90,26 +95,33 @@ func (r *Registry) createOnce(ctx context.Context, res *api.Resource, cand api.O
 		release(false)
 		return cand, false, err
 	}
-	rev, err := r.storeCreate(ctx, res, cand)
+	out, rev, err := r.storeCreate(ctx, res, cand, give)
 	release(err == nil)
 	if err != nil {
 		return nil, errors.Is(err, datastore.ErrKeyExists), StoreError(err, res, cand.GetName())
 	}
-	cand.SetResourceVersion(FormatResourceVersion(rev))
-	return cand, false, nil
+	out.SetResourceVersion(FormatResourceVersion(rev))
+	return out, false, nil
 }
 
-// storeCreate writes a new, admitted object.
-func (r *Registry) storeCreate(ctx context.Context, res *api.Resource, obj api.Object) (int64, error) {
+// storeCreate writes a new, admitted object. out is obj, or, when obj
+// was given to the shared cache, a shallow copy of it to answer with.
+func (r *Registry) storeCreate(ctx context.Context, res *api.Resource, obj api.Object, give bool) (out api.Object, rev int64, err error) {
 	data, err := encodeStored(obj)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	key := res.Key(obj.GetNamespace(), obj.GetName())
-	offered := r.offer(res, key, data, obj)
-	rev, err := r.store.Create(ctx, key, data)
+	out = obj
+	var offered *informer.Offered
+	if give {
+		out, offered = r.giveNew(res, key, data, obj)
+	} else {
+		offered = r.offer(res, key, data, obj)
+	}
+	rev, err = r.store.Create(ctx, key, data)
 	offered.Written(rev, err)
-	return rev, err
+	return out, rev, err
 }
 
 // generatesName says whether obj's name is to be generated; Create then

@@ -3,6 +3,7 @@ package registry
 import (
 	"crypto/rand"
 	"fmt"
+	"reflect"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -164,4 +165,37 @@ func (r *Registry) offer(res *api.Resource, key string, data []byte, obj api.Obj
 		return nil
 	}
 	return r.cache.Offer(res, key, data, obj)
+}
+
+// giveNew hands the shared cache obj, a new object of the registry's own
+// encoded as data, without the copy offer makes (informer.Cache.Give):
+// obj is first brought to its stored form in place (api.FixStored, as
+// the copy would be). out is a shallow copy of obj, made before the
+// cache may take obj and set its resourceVersion, to answer with: it
+// shares obj's maps, slices and pointers, which nobody changes. When obj
+// cannot be given so, it is offered as a copy and is out itself.
+func (r *Registry) giveNew(res *api.Resource, key string, data []byte, obj api.Object) (out api.Object, _ *informer.Offered) {
+	if r.cache == nil {
+		return obj, nil
+	}
+	if !api.Copyable(res, obj) || !api.FixStored(obj) {
+		return obj, r.offer(res, key, data, obj)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.GroupVersionKind())
+	guardGiven(res, obj)
+	out = shallowCopy(obj)
+	offered := r.cache.Give(res, key, data, obj)
+	if offered == nil {
+		return obj, nil // not taken: obj stays the caller's
+	}
+	return out, offered
+}
+
+// shallowCopy is a new struct with obj's fields (Copyable objects are
+// pointers to structs).
+func shallowCopy(obj api.Object) api.Object {
+	v := reflect.ValueOf(obj).Elem()
+	cp := reflect.New(v.Type())
+	cp.Elem().Set(v)
+	return cp.Interface().(api.Object)
 }
