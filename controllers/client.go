@@ -34,12 +34,14 @@ type Client interface {
 // create, sparing the copy Create makes of what it is given.
 type NewCreator interface {
 	// CreateNew is Create of build's object; build is called again for a
-	// fresh one when a generated name turns out taken.
+	// fresh one when a generated name turns out taken. The object returned
+	// may share memory with the shared cache's: read it, never change it.
 	CreateNew(ctx context.Context, build func() api.Object) (api.Object, error)
 }
 
 // CreateNew creates the object build makes for this call alone: handed
-// over when c is a NewCreator, given to Create otherwise.
+// over when c is a NewCreator, given to Create otherwise. The caller only
+// reads the object returned.
 func CreateNew(ctx context.Context, c Client, build func() api.Object) (api.Object, error) {
 	if nc, ok := c.(NewCreator); ok {
 		return nc.CreateNew(ctx, build)
