@@ -92,13 +92,22 @@ func (d *smallDoc) write(w http.ResponseWriter, r *http.Request, contentType str
 type lazyDoc struct {
 	hash  string
 	build func() ([]byte, error)
-	once  sync.Once
-	gz    []byte
-	err   error
+	// prebuilt, when set, gives the document gzip'd as it was built with
+	// the code (nil when it was not), sparing the build.
+	prebuilt func() []byte
+	once     sync.Once
+	gz       []byte
+	err      error
 }
 
 func (d *lazyDoc) get() ([]byte, error) {
 	d.once.Do(func() {
+		if d.prebuilt != nil {
+			if d.gz = d.prebuilt(); d.gz != nil {
+				d.build, d.prebuilt = nil, nil
+				return
+			}
+		}
 		raw, err := d.build()
 		d.build = nil // release what the builder holds
 		if err != nil {

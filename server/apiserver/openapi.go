@@ -42,7 +42,9 @@ func buildOpenAPI(k kindView, prev *openAPIDocs) (*openAPIDocs, error) {
 	paths := map[string]map[string]string{}
 	for _, gv := range k.GroupVersions() {
 		key, kinds := gvPath(gv), kindsOf(k, gv)
-		doc := &lazyDoc{hash: docHash(kinds), build: func() ([]byte, error) { return gvOpenAPI(kinds) }}
+		hash := docHash(kinds)
+		doc := &lazyDoc{hash: hash, build: func() ([]byte, error) { return gvOpenAPI(kinds) },
+			prebuilt: func() []byte { return prebuiltOpenAPI(hash) }}
 		if prev != nil && prev.docs[key] != nil && prev.docs[key].hash == doc.hash {
 			doc = prev.docs[key]
 		}
