@@ -42,7 +42,7 @@ func (p *LimitRange) Admit(ctx context.Context, a *registry.Attributes) (func(bo
 	default:
 		return nil, nil
 	}
-	l, err := p.reg.List(ctx, limitRangesResource, a.Object.GetNamespace(), registry.ListOptions{ResourceVersion: a.ReadRevision(limitRangesResource)})
+	l, err := p.reg.List(ctx, limitRangesResource, a.Object.GetNamespace(), registry.ListOptions{ResourceVersion: a.Revision})
 	if err != nil {
 		return nil, fmt.Errorf("list limit ranges: %w", err)
 	}

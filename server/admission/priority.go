@@ -82,7 +82,7 @@ func (p *Priority) admitPod(ctx context.Context, a *registry.Attributes, pod *co
 // names none (priority 0 when there is none).
 func (p *Priority) resolve(ctx context.Context, a *registry.Attributes, name string) (string, int32, corev1.PreemptionPolicy, error) {
 	if name == "" {
-		def, err := p.globalDefault(ctx, a.ReadRevision(priorityClassesResource))
+		def, err := p.globalDefault(ctx, a.Revision)
 		if err != nil || def == nil {
 			return "", 0, corev1.PreemptLowerPriority, err
 		}

@@ -69,7 +69,7 @@ func (p *Quota) Admit(ctx context.Context, a *registry.Attributes) (func(bool), 
 		return nil, nil
 	}
 	ns := a.Object.GetNamespace()
-	quotas, err := p.quotas(ctx, ns, a.ReadRevision(quotasResource))
+	quotas, err := p.quotas(ctx, ns, a.Revision)
 	if err != nil || len(quotas) == 0 {
 		return nil, err
 	}

@@ -24,26 +24,6 @@ type Attributes struct {
 	// ResourceVersion), and after the first such read the shared cache
 	// answers the rest without waiting for the writes since.
 	Revision int64
-	// reg answers ReadRevision; nil in Attributes made outside the
-	// registry.
-	reg *Registry
-}
-
-// ReadRevision is the revision a plugin's read of res must reach to see
-// every write to res that finished before this one was asked for: the
-// revision of the last write to res, for the policy kinds the registry
-// notes the writes of (service accounts, limit ranges, resource quotas,
-// priority classes), when that is below Revision; Revision otherwise.
-// A shared cache that is behind on the pods written a moment ago answers
-// reads at it without waiting to catch up.
-func (a *Attributes) ReadRevision(res *api.Resource) int64 {
-	if a.reg == nil {
-		return a.Revision
-	}
-	if last, ok := a.reg.lastWrite(res); ok && last < a.Revision {
-		return max(last, 1) // 0 would ask for the latest
-	}
-	return a.Revision
 }
 
 // Create reports whether the write creates a new object.
@@ -71,7 +51,6 @@ func (r *Registry) Use(plugins ...Admitter) {
 // releases what each of them reserved. When one refuses, what the earlier
 // ones reserved is released at once.
 func (r *Registry) runAdmitters(ctx context.Context, a *Attributes) (func(stored bool), error) {
-	a.reg = r
 	if a.Revision == 0 && len(r.admitters) > 0 {
 		rev, err := r.store.CurrentRevision(ctx)
 		if err != nil {

@@ -46,12 +46,10 @@ type Config struct {
 // Registry admits and stores objects for every caller.
 type Registry struct {
 	// store is the datastore as given, with namespace writes noted in
-	// nsRev and those of markedKinds in kindRevs (nsWrites); raw is the
-	// datastore as given, for Store().
+	// nsRev (nsWrites); raw is the datastore as given, for Store().
 	store    datastore.Store
 	raw      datastore.Store
 	nsRev    atomic.Int64
-	kindRevs []atomic.Int64
 	log      *slog.Logger
 	now      func() time.Time
 	maxBytes int64
@@ -75,17 +73,12 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	}
 	r := &Registry{raw: cfg.Store, log: cfg.Log, now: cfg.Now, maxBytes: cfg.MaxObjectBytes,
 		kinds: newKinds(), cache: cfg.Cache, sums: newWriteSums(), fieldManagers: map[string]fieldManagerEntry{}}
-	r.kindRevs = make([]atomic.Int64, len(markedKinds))
-	r.store = newNSWrites(cfg.Store, &r.nsRev, r.kindRevs)
+	r.store = newNSWrites(cfg.Store, &r.nsRev)
 	start, err := cfg.Store.CurrentRevision(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("new registry: %w", err)
 	}
-	// The cache must have applied what was written before this process.
-	r.nsRev.Store(start)
-	for i := range r.kindRevs {
-		r.kindRevs[i].Store(start)
-	}
+	r.nsRev.Store(start) // the cache must have applied what was written before this process
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -54,7 +54,7 @@ func (a *Admitter) Admit(ctx context.Context, attrs *registry.Attributes) (func(
 			}
 		}, nil
 	case pods:
-		return nil, a.admitPod(ctx, attrs.Object.(*corev1.Pod), attrs.ReadRevision(serviceAccounts))
+		return nil, a.admitPod(ctx, attrs.Object.(*corev1.Pod), attrs.Revision)
 	}
 	return nil, nil
 }
