@@ -72,11 +72,12 @@ func (i *Informer) HasSynced() bool {
 
 // Get returns the cached object, which must not be changed.
 func (i *Informer) Get(namespace, name string) (api.Object, bool) {
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
+	if namespace == "" {
+		return i.st.get(name)
 	}
-	return i.st.get(key)
+	var buf [128]byte // the key is built here, not allocated: Get is called per write
+	key := append(append(append(buf[:0], namespace...), '/'), name...)
+	return i.st.getKey(key)
 }
 
 // List returns the cached objects in namespace ("" for all) whose labels
@@ -139,26 +140,44 @@ type state struct {
 	syncOnce sync.Once
 
 	mu       sync.RWMutex
-	objs     map[string]api.Object    // by key (KeyOf)
-	pending  map[string]*cell         // stored values not decoded yet, by key (lazy.go)
-	secs     map[string]*api.Sections // the stored sections of objs' values (api.DecodeStoredReusing)
-	indexers map[string]IndexFunc
+	objs     map[string]api.Object                     // by key (KeyOf)
+	pending  map[string]*cell                          // stored values not decoded yet, by key (lazy.go)
+	secs     map[string]*api.Sections                  // the stored sections of objs' values (api.DecodeStoredReusing)
+	indexers []indexer                                 // in the order added
 	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
 	vals     map[string][]indexed                      // by key: the values each index holds it under
 	handlers []*Handler
+
+	handle *Informer // a handle without a View, shared by the callers of Cache.Serves
 }
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
 	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
 		secs: map[string]*api.Sections{}, pending: map[string]*cell{},
-		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}, vals: map[string][]indexed{}}
-	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
-	s.addIndex(IndexOwner, ownerUIDs)
-	s.addIndex(IndexOrphan, orphanNamespace)
+		indexes: map[string]map[string]map[string]struct{}{}, vals: map[string][]indexed{}}
+	s.handle = &Informer{st: s}
+	s.addIndexer(indexer{name: IndexNamespace, fn: namespaceOf, same: sameNamespace})
+	s.addIndexer(indexer{name: IndexOwner, fn: ownerUIDs, same: sameOwners})
+	s.addIndexer(indexer{name: IndexOrphan, fn: orphanNamespace, same: sameOrphan})
 	if res.Group == "" && res.Name == "pods" {
-		s.addIndex(IndexNode, func(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
+		s.addIndexer(indexer{name: IndexNode, fn: nodeOf, same: sameNode})
 	}
 	return s
+}
+
+// The standard index functions, each with its check that an object is
+// held under given values, which allocates nothing.
+
+func namespaceOf(o api.Object) []string { return []string{o.GetNamespace()} }
+
+func sameNamespace(o api.Object, vals []string) bool {
+	return len(vals) == 1 && vals[0] == o.GetNamespace()
+}
+
+func nodeOf(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }
+
+func sameNode(o api.Object, vals []string) bool {
+	return len(vals) == 1 && vals[0] == o.(*corev1.Pod).Spec.NodeName
 }
 
 func orphanNamespace(o api.Object) []string {
@@ -168,6 +187,13 @@ func orphanNamespace(o api.Object) []string {
 	return []string{o.GetNamespace()}
 }
 
+func sameOrphan(o api.Object, vals []string) bool {
+	if metav1.GetControllerOfNoCopy(o) != nil {
+		return len(vals) == 0
+	}
+	return sameNamespace(o, vals)
+}
+
 func ownerUIDs(o api.Object) []string {
 	refs := o.GetOwnerReferences()
 	out := make([]string, len(refs))
@@ -175,6 +201,19 @@ func ownerUIDs(o api.Object) []string {
 		out[i] = string(r.UID)
 	}
 	return out
+}
+
+func sameOwners(o api.Object, vals []string) bool {
+	refs := o.GetOwnerReferences()
+	if len(refs) != len(vals) {
+		return false
+	}
+	for i := range refs {
+		if string(refs[i].UID) != vals[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *state) markSynced() { s.syncOnce.Do(func() { close(s.synced) }) }

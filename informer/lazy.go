@@ -155,6 +155,19 @@ func (s *state) read(fn func()) {
 	fn()
 }
 
+// getKey is get of key given as bytes, which only a pending value's
+// decode copies.
+func (s *state) getKey(key []byte) (api.Object, bool) {
+	s.mu.RLock()
+	_, lazy := s.pending[string(key)]
+	obj, ok := s.objs[string(key)]
+	s.mu.RUnlock()
+	if !lazy {
+		return obj, ok
+	}
+	return s.get(string(key))
+}
+
 // get is key's object, decoding it if it is pending.
 func (s *state) get(key string) (api.Object, bool) {
 	s.mu.RLock()

@@ -29,7 +29,7 @@ func (s *state) upsert(key string, obj api.Object, secs *api.Sections) (old api.
 	s.settleKeyLocked(key)
 	old, had = s.objs[key]
 	if had {
-		s.reindex(key, obj)
+		s.reindex(key, s.vals[key], obj)
 	} else {
 		s.index(key, obj)
 	}
@@ -109,19 +109,44 @@ func (s *state) addHandler(h Handler) (remove func()) {
 }
 
 // addIndex adds (or replaces) an index and fills it from the objects held.
-func (s *state) addIndex(name string, fn IndexFunc) {
+func (s *state) addIndex(name string, fn IndexFunc) { s.addIndexer(indexer{name: name, fn: fn}) }
+
+// addIndexer adds (or replaces) the index of ix and fills it from the
+// objects held.
+func (s *state) addIndexer(ix indexer) {
 	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.indexers[name] = fn
-	s.indexes[name] = map[string]map[string]struct{}{}
-	for key, obj := range s.objs {
-		vals := fn(obj)
-		for _, v := range vals {
-			s.addToIndex(name, v, key)
-		}
-		s.vals[key] = setValues(s.vals[key], name, vals)
+	if i := slices.IndexFunc(s.indexers, func(e indexer) bool { return e.name == ix.name }); i >= 0 {
+		s.indexers[i] = ix
+	} else {
+		s.indexers = append(s.indexers, ix)
 	}
+	s.indexes[ix.name] = map[string]map[string]struct{}{}
+	for key, obj := range s.objs {
+		vals := ix.fn(obj)
+		for _, v := range vals {
+			s.addToIndex(ix.name, v, key)
+		}
+		s.vals[key] = setValues(s.vals[key], ix.name, vals)
+	}
+}
+
+// indexer is one index: its name, its function and, for the standard
+// indexes, a check that obj is indexed under exactly vals made without
+// calling fn (each call allocates), which is what most updates ask.
+type indexer struct {
+	name string
+	fn   IndexFunc
+	same func(obj api.Object, vals []string) bool // nil: compare with fn's
+}
+
+// holds reports whether obj's values in the index are vals.
+func (ix *indexer) holds(obj api.Object, vals []string) bool {
+	if ix.same != nil {
+		return ix.same(obj, vals)
+	}
+	return slices.Equal(vals, ix.fn(obj))
 }
 
 // The values each index holds an object under are kept with its key
@@ -158,8 +183,8 @@ func setValues(ix []indexed, name string, vals []string) []indexed {
 
 func (s *state) index(key string, obj api.Object) {
 	ix := make([]indexed, 0, len(s.indexers))
-	for name, fn := range s.indexers {
-		vals := fn(obj)
+	for i := range s.indexers {
+		name, vals := s.indexers[i].name, s.indexers[i].fn(obj)
 		for _, v := range vals {
 			s.addToIndex(name, v, key)
 		}
@@ -168,24 +193,27 @@ func (s *state) index(key string, obj api.Object) {
 	s.vals[key] = ix
 }
 
-// reindex moves key from its index values to obj's, touching only the
-// indexes whose values changed (most updates change none: a status write
-// keeps a pod's namespace, owners and node).
-func (s *state) reindex(key string, obj api.Object) {
-	ix, changed := s.vals[key], false
-	for name, fn := range s.indexers {
-		was, is := valuesOf(ix, name), fn(obj)
-		if slices.Equal(was, is) {
+// reindex moves key, held under ix (its entry in s.vals), from its index
+// values to obj's, touching only the indexes whose values changed (most
+// updates change none: a status write keeps a pod's namespace, owners and
+// node, and then nothing is allocated).
+func (s *state) reindex(key string, ix []indexed, obj api.Object) {
+	changed := false
+	for i := range s.indexers {
+		idxr := &s.indexers[i]
+		was := valuesOf(ix, idxr.name)
+		if idxr.holds(obj, was) {
 			continue
 		}
-		idx := s.indexes[name]
+		is := idxr.fn(obj)
+		idx := s.indexes[idxr.name]
 		for _, v := range was {
 			s.removeFromIndex(idx, v, key)
 		}
 		for _, v := range is {
-			s.addToIndex(name, v, key)
+			s.addToIndex(idxr.name, v, key)
 		}
-		ix, changed = setValues(ix, name, is), true
+		ix, changed = setValues(ix, idxr.name, is), true
 	}
 	if changed {
 		s.vals[key] = ix
