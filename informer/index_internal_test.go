@@ -76,7 +76,11 @@ func TestReindexKeepingValuesAllocatesNothing(t *testing.T) {
 	st.upsert("default/p", pod, nil)
 	next := pod.DeepCopy()
 	next.Status.Phase = corev1.PodRunning
-	if n := testing.AllocsPerRun(100, func() { st.reindex("default/p", st.vals["default/p"], next) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() {
+		e := st.objs["default/p"]
+		e.obj = next
+		st.reindex("default/p", e)
+	}); n != 0 {
 		t.Errorf("reindex of an unchanged pod: %v allocations, want 0", n)
 	}
 	moved := next.DeepCopy()
@@ -155,5 +159,49 @@ func TestServesAllocatesNothing(t *testing.T) {
 	}
 	if got, ok := c.Serves(&again); !ok || got.st != next.st {
 		t.Errorf("Serves of the new resource: %v, %v; want its informer", got, ok)
+	}
+}
+
+// TestReadsSeeAnUpdateInPlace: after an update that keeps the index values
+// (the entry changed in place), Get, List and ByIndex give the new object;
+// readers running beside updates see one version or the other (-race).
+func TestReadsSeeAnUpdateInPlace(t *testing.T) {
+	st := newState(podsResource, &sync.RWMutex{}, false)
+	inf := &Informer{st: st}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p"}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	st.upsert("default/p", pod, nil)
+	next := pod.DeepCopy()
+	next.Status.Phase = corev1.PodRunning
+	if old, had := st.upsert("default/p", next, nil); !had || old != api.Object(pod) {
+		t.Fatalf("upsert: replaced %v, %v; want the first pod", old, had)
+	}
+	if got, _ := inf.Get("default", "p"); got != api.Object(next) {
+		t.Errorf("Get: got %p, want the update %p", got, next)
+	}
+	for _, got := range [][]api.Object{inf.List("default", nil), inf.List("", nil), inf.ByIndex(IndexNode, "n1"), inf.ByIndex(IndexOrphan, "default")} {
+		if len(got) != 1 || got[0] != api.Object(next) {
+			t.Errorf("read: got %v, want only the update", got)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			if obj, ok := inf.Get("default", "p"); !ok || obj.GetName() != "p" {
+				t.Error("Get during updates: no pod p")
+				return
+			}
+			_ = inf.ByIndex(IndexNode, "n1")
+		}
+	}()
+	for range 200 {
+		st.upsert("default/p", pod.DeepCopy(), nil)
+	}
+	<-done
+	if _, had := st.remove("default/p"); !had {
+		t.Fatal("remove: p was not held")
+	}
+	if got := inf.ByIndex(IndexNode, "n1"); len(got) != 0 {
+		t.Errorf("ByIndex after the removal: %v, want none", got)
 	}
 }

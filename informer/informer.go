@@ -92,13 +92,13 @@ func (i *Informer) List(namespace string, sel labels.Selector) []api.Object {
 	}
 	s.read(func() {
 		if namespace == "" {
-			for _, o := range s.objs {
-				match(o)
+			for _, e := range s.objs {
+				match(e.obj)
 			}
 			return
 		}
-		for key := range s.indexes[IndexNamespace][namespace] {
-			match(s.objs[key])
+		for _, e := range s.indexes[IndexNamespace][namespace] {
+			match(e.obj)
 		}
 	})
 	return out
@@ -109,10 +109,10 @@ func (i *Informer) ByIndex(index, value string) []api.Object {
 	s := i.st
 	var out []api.Object
 	s.read(func() {
-		keys := s.indexes[index][value]
-		out = make([]api.Object, 0, len(keys))
-		for key := range keys {
-			out = append(out, s.objs[key])
+		set := s.indexes[index][value]
+		out = make([]api.Object, 0, len(set))
+		for _, e := range set {
+			out = append(out, e.obj)
 		}
 	})
 	return out
@@ -140,21 +140,18 @@ type state struct {
 	syncOnce sync.Once
 
 	mu       sync.RWMutex
-	objs     map[string]api.Object                     // by key (KeyOf)
-	pending  map[string]*cell                          // stored values not decoded yet, by key (lazy.go)
-	secs     map[string]*api.Sections                  // the stored sections of objs' values (api.DecodeStoredReusing)
-	indexers []indexer                                 // in the order added
-	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
-	vals     map[string][]indexed                      // by key: the values each index holds it under
+	objs     map[string]*entry                       // by key (KeyOf)
+	pending  map[string]*cell                        // stored values not decoded yet, by key (lazy.go)
+	indexers []indexer                               // in the order added
+	indexes  map[string]map[string]map[string]*entry // index -> value -> key -> its entry
 	handlers []*Handler
 
 	handle *Informer // a handle without a View, shared by the callers of Cache.Serves
 }
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
-	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
-		secs: map[string]*api.Sections{}, pending: map[string]*cell{},
-		indexes: map[string]map[string]map[string]struct{}{}, vals: map[string][]indexed{}}
+	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]*entry{},
+		pending: map[string]*cell{}, indexes: map[string]map[string]map[string]*entry{}}
 	s.handle = &Informer{st: s}
 	s.addIndexer(indexer{name: IndexNamespace, fn: namespaceOf, same: sameNamespace})
 	s.addIndexer(indexer{name: IndexOwner, fn: ownerUIDs, same: sameOwners})
@@ -214,6 +211,17 @@ func sameOwners(o api.Object, vals []string) bool {
 		}
 	}
 	return true
+}
+
+// entry is one decoded object held, with the fingerprints of the stored
+// value it was decoded from (api.DecodeStoredReusing; nil: none kept) and
+// the values each index holds it under. It stays while its key is held:
+// the indexes hold it too, so a read by index needs no lookup by key, and
+// an update changes it in place.
+type entry struct {
+	obj  api.Object
+	secs *api.Sections
+	vals []indexed
 }
 
 func (s *state) markSynced() { s.syncOnce.Do(func() { close(s.synced) }) }
