@@ -32,13 +32,15 @@ type Cache struct {
 	apply sync.RWMutex                                 // see state.apply
 
 	mu      sync.Mutex
-	states  map[string]*state // by resource path
+	states  map[string]*state        // by resource path
+	byRes   map[*api.Resource]*state // the same states by resource (Serves: no key to build)
 	started bool
 	ctx     context.Context
 	late    []*listwatch.Follower
 
-	feed   map[string]*state // the states the shared follower feeds; fixed at Start
-	fed    atomic.Bool       // feed is set
+	feed   map[string]*state        // the states the shared follower feeds; fixed at Start
+	fedBy  map[*api.Resource]*state // feed by resource (Offer: no key to build)
+	fed    atomic.Bool              // feed is set
 	f      *listwatch.Follower
 	mirror *listwatch.Mirror
 
@@ -58,7 +60,8 @@ func New(store datastore.Store, cfg Config) *Cache {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Cache{store: store, log: log, check: cfg.CheckHandoff, states: map[string]*state{}}
+	return &Cache{store: store, log: log, check: cfg.CheckHandoff, states: map[string]*state{},
+		byRes: map[*api.Resource]*state{}}
 }
 
 // Informer returns res's informer, making it on first use. Every informer
@@ -78,13 +81,23 @@ func (c *Cache) Informer(res *api.Resource) *Informer {
 	}
 	if !c.started {
 		st := newState(res, &c.apply, true)
-		c.states[path] = st
+		c.setState(path, st)
 		return &Informer{st: st}
 	}
 	st := newState(res, &sync.RWMutex{}, false)
-	c.states[path] = st
+	c.setState(path, st)
 	c.followLate(st)
 	return &Informer{st: st}
+}
+
+// setState makes st the state of path, in place of any other. Called with
+// c.mu held.
+func (c *Cache) setState(path string, st *state) {
+	if old, ok := c.states[path]; ok {
+		delete(c.byRes, old.res)
+	}
+	c.states[path] = st
+	c.byRes[st.res] = st
 }
 
 // View returns a new window on the cache (see View).
@@ -101,8 +114,10 @@ func (c *Cache) Start(ctx context.Context) {
 	}
 	c.started, c.ctx = true, ctx
 	c.feed = make(map[string]*state, len(c.states))
+	c.fedBy = make(map[*api.Resource]*state, len(c.states))
 	for path, st := range c.states {
 		c.feed[path] = st
+		c.fedBy[st.res] = st
 	}
 	c.fed.Store(true)
 	c.mirror = listwatch.NewMirror(registryPrefix, sink{c})

@@ -125,8 +125,8 @@ func (c *Cache) offerable(res *api.Resource) *state {
 	if !c.fed.Load() {
 		return nil
 	}
-	st := c.feed[resourcePath(res.Group, res.Name)]
-	if st == nil || st.res != res || st.quiet() {
+	st := c.fedBy[res]
+	if st == nil || st.quiet() {
 		return nil
 	}
 	return st

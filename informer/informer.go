@@ -72,11 +72,12 @@ func (i *Informer) HasSynced() bool {
 
 // Get returns the cached object, which must not be changed.
 func (i *Informer) Get(namespace, name string) (api.Object, bool) {
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
+	if namespace == "" {
+		return i.st.get(name)
 	}
-	return i.st.get(key)
+	var buf [128]byte // the key is built here, not allocated: Get is called per write
+	key := append(append(append(buf[:0], namespace...), '/'), name...)
+	return i.st.getKey(key)
 }
 
 // List returns the cached objects in namespace ("" for all) whose labels
@@ -91,13 +92,13 @@ func (i *Informer) List(namespace string, sel labels.Selector) []api.Object {
 	}
 	s.read(func() {
 		if namespace == "" {
-			for _, o := range s.objs {
-				match(o)
+			for _, e := range s.objs {
+				match(e.obj)
 			}
 			return
 		}
-		for key := range s.indexes[IndexNamespace][namespace] {
-			match(s.objs[key])
+		for _, e := range s.indexes[IndexNamespace][namespace] {
+			match(e.obj)
 		}
 	})
 	return out
@@ -108,10 +109,10 @@ func (i *Informer) ByIndex(index, value string) []api.Object {
 	s := i.st
 	var out []api.Object
 	s.read(func() {
-		keys := s.indexes[index][value]
-		out = make([]api.Object, 0, len(keys))
-		for key := range keys {
-			out = append(out, s.objs[key])
+		set := s.indexes[index][value]
+		out = make([]api.Object, 0, len(set))
+		for _, e := range set {
+			out = append(out, e.obj)
 		}
 	})
 	return out
@@ -139,26 +140,41 @@ type state struct {
 	syncOnce sync.Once
 
 	mu       sync.RWMutex
-	objs     map[string]api.Object    // by key (KeyOf)
-	pending  map[string]*cell         // stored values not decoded yet, by key (lazy.go)
-	secs     map[string]*api.Sections // the stored sections of objs' values (api.DecodeStoredReusing)
-	indexers map[string]IndexFunc
-	indexes  map[string]map[string]map[string]struct{} // index -> value -> keys
-	vals     map[string][]indexed                      // by key: the values each index holds it under
+	objs     map[string]*entry                       // by key (KeyOf)
+	pending  map[string]*cell                        // stored values not decoded yet, by key (lazy.go)
+	indexers []indexer                               // in the order added
+	indexes  map[string]map[string]map[string]*entry // index -> value -> key -> its entry
 	handlers []*Handler
+
+	handle *Informer // a handle without a View, shared by the callers of Cache.Serves
 }
 
 func newState(res *api.Resource, apply *sync.RWMutex, shared bool) *state {
-	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]api.Object{},
-		secs: map[string]*api.Sections{}, pending: map[string]*cell{},
-		indexers: map[string]IndexFunc{}, indexes: map[string]map[string]map[string]struct{}{}, vals: map[string][]indexed{}}
-	s.addIndex(IndexNamespace, func(o api.Object) []string { return []string{o.GetNamespace()} })
-	s.addIndex(IndexOwner, ownerUIDs)
-	s.addIndex(IndexOrphan, orphanNamespace)
+	s := &state{res: res, prefix: res.Prefix(""), apply: apply, shared: shared, synced: make(chan struct{}), objs: map[string]*entry{},
+		pending: map[string]*cell{}, indexes: map[string]map[string]map[string]*entry{}}
+	s.handle = &Informer{st: s}
+	s.addIndexer(indexer{name: IndexNamespace, fn: namespaceOf, same: sameNamespace})
+	s.addIndexer(indexer{name: IndexOwner, fn: ownerUIDs, same: sameOwners})
+	s.addIndexer(indexer{name: IndexOrphan, fn: orphanNamespace, same: sameOrphan})
 	if res.Group == "" && res.Name == "pods" {
-		s.addIndex(IndexNode, func(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} })
+		s.addIndexer(indexer{name: IndexNode, fn: nodeOf, same: sameNode})
 	}
 	return s
+}
+
+// The standard index functions, each with its check that an object is
+// held under given values, which allocates nothing.
+
+func namespaceOf(o api.Object) []string { return []string{o.GetNamespace()} }
+
+func sameNamespace(o api.Object, vals []string) bool {
+	return len(vals) == 1 && vals[0] == o.GetNamespace()
+}
+
+func nodeOf(o api.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }
+
+func sameNode(o api.Object, vals []string) bool {
+	return len(vals) == 1 && vals[0] == o.(*corev1.Pod).Spec.NodeName
 }
 
 func orphanNamespace(o api.Object) []string {
@@ -168,6 +184,13 @@ func orphanNamespace(o api.Object) []string {
 	return []string{o.GetNamespace()}
 }
 
+func sameOrphan(o api.Object, vals []string) bool {
+	if metav1.GetControllerOfNoCopy(o) != nil {
+		return len(vals) == 0
+	}
+	return sameNamespace(o, vals)
+}
+
 func ownerUIDs(o api.Object) []string {
 	refs := o.GetOwnerReferences()
 	out := make([]string, len(refs))
@@ -175,6 +198,30 @@ func ownerUIDs(o api.Object) []string {
 		out[i] = string(r.UID)
 	}
 	return out
+}
+
+func sameOwners(o api.Object, vals []string) bool {
+	refs := o.GetOwnerReferences()
+	if len(refs) != len(vals) {
+		return false
+	}
+	for i := range refs {
+		if string(refs[i].UID) != vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// entry is one decoded object held, with the fingerprints of the stored
+// value it was decoded from (api.DecodeStoredReusing; nil: none kept) and
+// the values each index holds it under. It stays while its key is held:
+// the indexes hold it too, so a read by index needs no lookup by key, and
+// an update changes it in place.
+type entry struct {
+	obj  api.Object
+	secs *api.Sections
+	vals []indexed
 }
 
 func (s *state) markSynced() { s.syncOnce.Do(func() { close(s.synced) }) }

@@ -87,15 +87,14 @@ func (s *state) stash(key string, c *cell) (old ref, had bool) {
 		return ref{c: p}, true
 	}
 	s.pending[key] = c
-	o, ok := s.objs[key]
-	if !ok {
+	e := s.objs[key]
+	if e == nil {
 		return ref{}, false
 	}
-	c.prev, c.prevSecs = o, s.secs[key]
-	s.unindex(key)
+	c.prev, c.prevSecs = e.obj, e.secs
+	s.unindex(key, e)
 	delete(s.objs, key)
-	delete(s.secs, key)
-	return ref{obj: o}, true
+	return ref{obj: e.obj}, true
 }
 
 // settle decodes every pending value into the informer.
@@ -132,11 +131,9 @@ func (s *state) settleKeyLocked(key string) {
 	if obj == nil {
 		return
 	}
-	s.objs[key] = obj
-	if secs != nil {
-		s.secs[key] = secs
-	}
-	s.index(key, obj)
+	e := &entry{obj: obj, secs: secs}
+	s.objs[key] = e
+	s.index(key, e)
 }
 
 // read runs fn on s's objects with every pending value decoded and no
@@ -155,11 +152,24 @@ func (s *state) read(fn func()) {
 	fn()
 }
 
+// getKey is get of key given as bytes, which only a pending value's
+// decode copies.
+func (s *state) getKey(key []byte) (api.Object, bool) {
+	s.mu.RLock()
+	_, lazy := s.pending[string(key)]
+	obj, ok := s.objs[string(key)].object() // read under the lock: an update changes the entry
+	s.mu.RUnlock()
+	if !lazy {
+		return obj, ok
+	}
+	return s.get(string(key))
+}
+
 // get is key's object, decoding it if it is pending.
 func (s *state) get(key string) (api.Object, bool) {
 	s.mu.RLock()
 	_, lazy := s.pending[key]
-	obj, ok := s.objs[key]
+	obj, ok := s.objs[key].object() // read under the lock: an update changes the entry
 	s.mu.RUnlock()
 	if !lazy {
 		return obj, ok
@@ -167,6 +177,13 @@ func (s *state) get(key string) (api.Object, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.settleKeyLocked(key)
-	obj, ok = s.objs[key]
-	return obj, ok
+	return s.objs[key].object()
+}
+
+// object is e's object; false when e is nil (nothing held).
+func (e *entry) object() (api.Object, bool) {
+	if e == nil {
+		return nil, false
+	}
+	return e.obj, true
 }

@@ -85,14 +85,14 @@ func (c *Cache) RequestProgress() {
 // follower and has synced: only then is Read consistent with Revision.
 func (c *Cache) Serves(res *api.Resource) (*Informer, bool) {
 	c.mu.Lock()
-	st, ok := c.states[resourcePath(res.Group, res.Name)]
+	st, ok := c.byRes[res]
 	c.mu.Unlock()
-	if !ok || !st.shared || st.res != res {
+	if !ok || !st.shared {
 		return nil, false
 	}
 	select {
 	case <-st.synced:
-		return &Informer{st: st}, true
+		return st.handle, true
 	default:
 		return nil, false
 	}

@@ -14,30 +14,28 @@ import (
 func (s *state) held(key string) (api.Object, *api.Sections) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	obj, ok := s.objs[key]
-	if !ok {
+	e := s.objs[key]
+	if e == nil {
 		return nil, nil
 	}
-	return obj, s.secs[key]
+	return e.obj, e.secs
 }
 
 // upsert puts obj in under key (its KeyOf), with the fingerprints of the
 // value it was decoded from (nil: none), and returns the object it
-// replaced, if any.
+// replaced, if any. An update changes key's entry in place: one map
+// lookup, and no index touched whose values stay.
 func (s *state) upsert(key string, obj api.Object, secs *api.Sections) (old api.Object, had bool) {
 	s.mu.Lock()
 	s.settleKeyLocked(key)
-	old, had = s.objs[key]
-	if had {
-		s.reindex(key, obj)
+	e := s.objs[key]
+	if had = e != nil; had {
+		old, e.obj, e.secs = e.obj, obj, secs
+		s.reindex(key, e)
 	} else {
-		s.index(key, obj)
-	}
-	s.objs[key] = obj
-	if secs != nil {
-		s.secs[key] = secs
-	} else {
-		delete(s.secs, key)
+		e = &entry{obj: obj, secs: secs}
+		s.objs[key] = e
+		s.index(key, e)
 	}
 	handlers := s.handlers
 	s.mu.Unlock()
@@ -61,23 +59,22 @@ func (s *state) remove(key string) (last ref, had bool) {
 		s.mu.Unlock()
 		return ref{c: c}, true
 	}
-	old, had := s.objs[key]
-	if had {
-		s.unindex(key)
+	e := s.objs[key]
+	if e != nil {
+		s.unindex(key, e)
 		delete(s.objs, key)
-		delete(s.secs, key)
 	}
 	handlers := s.handlers
 	s.mu.Unlock()
-	if !had {
+	if e == nil {
 		return ref{}, false
 	}
 	for _, h := range handlers {
 		if h.OnDelete != nil {
-			h.OnDelete(old)
+			h.OnDelete(e.obj)
 		}
 	}
-	return ref{obj: old}, true
+	return ref{obj: e.obj}, true
 }
 
 // addHandler registers h and replays the objects held to its OnAdd, with
@@ -89,8 +86,8 @@ func (s *state) addHandler(h Handler) (remove func()) {
 	s.settle()
 	s.mu.Lock()
 	objs := make([]api.Object, 0, len(s.objs))
-	for _, o := range s.objs {
-		objs = append(objs, o)
+	for _, e := range s.objs {
+		objs = append(objs, e.obj)
 	}
 	s.handlers = append(slices.Clip(s.handlers), reg)
 	s.mu.Unlock()
@@ -109,23 +106,48 @@ func (s *state) addHandler(h Handler) (remove func()) {
 }
 
 // addIndex adds (or replaces) an index and fills it from the objects held.
-func (s *state) addIndex(name string, fn IndexFunc) {
+func (s *state) addIndex(name string, fn IndexFunc) { s.addIndexer(indexer{name: name, fn: fn}) }
+
+// addIndexer adds (or replaces) the index of ix and fills it from the
+// objects held.
+func (s *state) addIndexer(ix indexer) {
 	s.settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.indexers[name] = fn
-	s.indexes[name] = map[string]map[string]struct{}{}
-	for key, obj := range s.objs {
-		vals := fn(obj)
+	if i := slices.IndexFunc(s.indexers, func(e indexer) bool { return e.name == ix.name }); i >= 0 {
+		s.indexers[i] = ix
+	} else {
+		s.indexers = append(s.indexers, ix)
+	}
+	s.indexes[ix.name] = map[string]map[string]*entry{}
+	for key, e := range s.objs {
+		vals := ix.fn(e.obj)
 		for _, v := range vals {
-			s.addToIndex(name, v, key)
+			s.addToIndex(ix.name, v, key, e)
 		}
-		s.vals[key] = setValues(s.vals[key], name, vals)
+		e.vals = setValues(e.vals, ix.name, vals)
 	}
 }
 
-// The values each index holds an object under are kept with its key
-// (state.vals), so an update calls each index function on the new object
+// indexer is one index: its name, its function and, for the standard
+// indexes, a check that obj is indexed under exactly vals made without
+// calling fn (each call allocates), which is what most updates ask.
+type indexer struct {
+	name string
+	fn   IndexFunc
+	same func(obj api.Object, vals []string) bool // nil: compare with fn's
+}
+
+// holds reports whether obj's values in the index are vals.
+func (ix *indexer) holds(obj api.Object, vals []string) bool {
+	if ix.same != nil {
+		return ix.same(obj, vals)
+	}
+	return slices.Equal(vals, ix.fn(obj))
+}
+
+// The values each index holds an object under are kept in its entry
+// (entry.vals), so an update calls each index function on the new object
 // only, and a removal on none: a pod's six indexes were called twice per
 // update, each call allocating.
 
@@ -156,66 +178,67 @@ func setValues(ix []indexed, name string, vals []string) []indexed {
 	return append(ix, indexed{name: name, vals: vals})
 }
 
-func (s *state) index(key string, obj api.Object) {
-	ix := make([]indexed, 0, len(s.indexers))
-	for name, fn := range s.indexers {
-		vals := fn(obj)
+// index puts e, new under key, in every index.
+func (s *state) index(key string, e *entry) {
+	e.vals = make([]indexed, 0, len(s.indexers))
+	for i := range s.indexers {
+		name, vals := s.indexers[i].name, s.indexers[i].fn(e.obj)
 		for _, v := range vals {
-			s.addToIndex(name, v, key)
+			s.addToIndex(name, v, key, e)
 		}
-		ix = append(ix, indexed{name: name, vals: vals})
+		e.vals = append(e.vals, indexed{name: name, vals: vals})
 	}
-	s.vals[key] = ix
 }
 
-// reindex moves key from its index values to obj's, touching only the
+// reindex moves key's entry e, whose object was just replaced, from the
+// values it is indexed under to its new object's, touching only the
 // indexes whose values changed (most updates change none: a status write
-// keeps a pod's namespace, owners and node).
-func (s *state) reindex(key string, obj api.Object) {
-	ix, changed := s.vals[key], false
-	for name, fn := range s.indexers {
-		was, is := valuesOf(ix, name), fn(obj)
-		if slices.Equal(was, is) {
+// keeps a pod's namespace, owners and node, and then nothing is
+// allocated).
+func (s *state) reindex(key string, e *entry) {
+	for i := range s.indexers {
+		ix := &s.indexers[i]
+		was := valuesOf(e.vals, ix.name)
+		if ix.holds(e.obj, was) {
 			continue
 		}
-		idx := s.indexes[name]
+		is := ix.fn(e.obj)
+		idx := s.indexes[ix.name]
 		for _, v := range was {
 			s.removeFromIndex(idx, v, key)
 		}
 		for _, v := range is {
-			s.addToIndex(name, v, key)
+			s.addToIndex(ix.name, v, key, e)
 		}
-		ix, changed = setValues(ix, name, is), true
-	}
-	if changed {
-		s.vals[key] = ix
+		e.vals = setValues(e.vals, ix.name, is)
 	}
 }
 
-func (s *state) addToIndex(name, value, key string) {
+func (s *state) addToIndex(name, value, key string, e *entry) {
 	idx := s.indexes[name]
 	set := idx[value]
 	if set == nil {
-		set = map[string]struct{}{}
+		set = map[string]*entry{}
 		idx[value] = set
 	}
-	set[key] = struct{}{}
+	set[key] = e
 }
 
-// unindex takes key out of every index.
-func (s *state) unindex(key string) {
-	for _, e := range s.vals[key] {
-		idx := s.indexes[e.name]
-		for _, v := range e.vals {
+// unindex takes key, held as e, out of every index.
+func (s *state) unindex(key string, e *entry) {
+	for _, ix := range e.vals {
+		idx := s.indexes[ix.name]
+		for _, v := range ix.vals {
 			s.removeFromIndex(idx, v, key)
 		}
 	}
-	delete(s.vals, key)
+	e.vals = nil
 }
 
-func (s *state) removeFromIndex(idx map[string]map[string]struct{}, value, key string) {
-	delete(idx[value], key)
-	if len(idx[value]) == 0 {
+func (s *state) removeFromIndex(idx map[string]map[string]*entry, value, key string) {
+	set := idx[value]
+	delete(set, key)
+	if len(set) == 0 {
 		delete(idx, value)
 	}
 }

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,7 +61,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, p *podInfo, node st
 	err := s.cfg.Binder.Bind(ctx, p.pod, node)
 	if err == nil {
 		s.queue.bound(qp)
-		s.record(ctx, p.pod, corev1.EventTypeNormal, reasonScheduled, fmt.Sprintf("Successfully assigned %s to %s", p.key, node))
+		s.record(ctx, p.pod, corev1.EventTypeNormal, reasonScheduled, scheduledMessage(p.key, node))
 		return
 	}
 	if ctx.Err() != nil {
@@ -80,6 +79,12 @@ func (s *Scheduler) bind(ctx context.Context, qp *queuedPod, p *podInfo, node st
 		s.log.Warn("binding failed; retrying after back-off", "pod", p.key, "node", node, "err", err)
 		s.queue.requeue(qp, stateBinding)
 	}
+}
+
+// scheduledMessage is the Scheduled Event's message, kube-scheduler's
+// words; joined, not formatted: one a pod bound.
+func scheduledMessage(key, node string) string {
+	return "Successfully assigned " + key + " to " + node
 }
 
 // refresh reads the pod after a conflicting bind: if it is still the same

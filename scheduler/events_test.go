@@ -106,3 +106,14 @@ func TestEventQueue(t *testing.T) {
 		t.Error("pop from an empty queue after its context ended: got an event, want false")
 	}
 }
+
+// TestScheduledMessage: the Scheduled Event's message reads as
+// kube-scheduler's, whatever the names hold.
+func TestScheduledMessage(t *testing.T) {
+	for _, tc := range [][2]string{{"default/web-1", "n1"}, {"ns/p%s", "node-%d"}, {"", ""}} {
+		want := fmt.Sprintf("Successfully assigned %s to %s", tc[0], tc[1])
+		if got := scheduledMessage(tc[0], tc[1]); got != want {
+			t.Errorf("scheduledMessage(%q, %q) = %q, want %q", tc[0], tc[1], got, want)
+		}
+	}
+}

@@ -114,5 +114,31 @@ func moved(old, next resource.Quantity, tolerance float64) bool {
 	return math.Abs(b-a) > tolerance*math.Abs(a)
 }
 
-// podStatusEqual compares pod statuses as the API would store them.
-func podStatusEqual(a, b *corev1.PodStatus) bool { return equality.Semantic.DeepEqual(a, b) }
+// podStatusEqual compares pod statuses as the API would store them. Most
+// reports that get here change the phase or a condition: that is seen
+// first, with no reflection and no allocation.
+func podStatusEqual(a, b *corev1.PodStatus) bool {
+	return !plainlyDiffer(a, b) && equality.Semantic.DeepEqual(a, b)
+}
+
+// plainlyDiffer reports a difference in the fields a pod's life changes
+// most (phase, reason, IPs, the conditions' types and statuses, the
+// number of container statuses); false says nothing.
+func plainlyDiffer(a, b *corev1.PodStatus) bool {
+	if a.Phase != b.Phase || a.Reason != b.Reason || a.Message != b.Message || a.PodIP != b.PodIP || a.HostIP != b.HostIP ||
+		len(a.Conditions) != len(b.Conditions) || len(a.ContainerStatuses) != len(b.ContainerStatuses) ||
+		len(a.InitContainerStatuses) != len(b.InitContainerStatuses) {
+		return true
+	}
+	for i := range a.Conditions {
+		if a.Conditions[i].Type != b.Conditions[i].Type || a.Conditions[i].Status != b.Conditions[i].Status {
+			return true
+		}
+	}
+	for i := range a.ContainerStatuses {
+		if a.ContainerStatuses[i].Ready != b.ContainerStatuses[i].Ready || a.ContainerStatuses[i].RestartCount != b.ContainerStatuses[i].RestartCount {
+			return true
+		}
+	}
+	return false
+}
