@@ -94,6 +94,14 @@ func TestEncodeKnownTypical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var e encoder
+	e.b = append(e.b, '[')
+	e.pod(pod, "Pod", "v1")
+	e.elem()
+	e.event(ev, "Event", "v1")
+	if e.fallbacks != 0 || e.err != nil {
+		t.Errorf("got %d parts of a typical pod and event through json.Marshal (error %v), want none", e.fallbacks, e.err)
+	}
 	objs := append([]Object{pod, ev}, stackPods(t)...)
 	for _, obj := range objs {
 		if !sameAsReflection(t, obj) {

@@ -26,6 +26,8 @@ type encoder struct {
 	b    []byte
 	keys []string // a map's keys, to sort
 	err  error    // the first json.Marshal error; the caller then encodes by reflection
+
+	fallbacks int // the values handed to json.Marshal, for tests
 }
 
 // encoders keeps encoders' buffers: the encoded bytes are copied out of
@@ -40,7 +42,7 @@ const maxPooledBuffer = 64 << 10
 // wrote, or ok false when some part failed to encode.
 func encodeWith(write func(e *encoder)) (data []byte, ok bool) {
 	e := encoders.Get().(*encoder)
-	e.b, e.err = e.b[:0], nil
+	e.b, e.err, e.fallbacks = e.b[:0], nil, 0
 	write(e)
 	if e.err == nil {
 		data, ok = slices.Clone(e.b), true
@@ -248,6 +250,7 @@ func quantityText(q resource.Quantity) string {
 // when the whole object is marshaled.
 func (e *encoder) fallback(key string, v any) {
 	e.field(key)
+	e.fallbacks++
 	data, err := json.Marshal(v)
 	if err != nil {
 		if e.err == nil {
