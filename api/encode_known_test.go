@@ -213,3 +213,29 @@ func TestEncodeKnownAllocations(t *testing.T) {
 		t.Errorf("got %v allocations per pod, want 1 (the result)", allocs)
 	}
 }
+
+// BenchmarkEncodeEvent is BenchmarkEncodePod for a Scheduled Event.
+func BenchmarkEncodeEvent(b *testing.B) {
+	ev, err := NewEvent(deploymentPod(b), "default-scheduler", corev1.EventTypeNormal, "Scheduled",
+		"Successfully assigned default/fleet-7d9c8b5f4-x2kqz to hollow-042", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev.APIVersion, ev.Kind = "v1", "Event"
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := json.Marshal(ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("EncodeOwned", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := EncodeOwned(ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
