@@ -6,10 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -166,85 +163,6 @@ func (e *encoder) strings(key string, v []string) {
 	e.b = append(e.b, ']')
 }
 
-// stringMap is an omitempty map[string]string field, its keys sorted.
-func (e *encoder) stringMap(key string, m map[string]string) {
-	if len(m) == 0 {
-		return
-	}
-	e.field(key)
-	e.keys = e.keys[:0]
-	for k := range m {
-		e.keys = append(e.keys, k)
-	}
-	slices.Sort(e.keys) // bytewise, as encoding/json sorts
-	e.b = append(e.b, '{')
-	for i, k := range e.keys {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.b = appendJSONString(e.b, k)
-		e.b = append(e.b, ':')
-		e.b = appendJSONString(e.b, m[k])
-	}
-	e.b = append(e.b, '}')
-}
-
-// resourceList is an omitempty corev1.ResourceList field, its keys sorted.
-func (e *encoder) resourceList(key string, m corev1.ResourceList) {
-	if len(m) == 0 {
-		return
-	}
-	e.field(key)
-	e.keys = e.keys[:0]
-	for k := range m {
-		e.keys = append(e.keys, string(k))
-	}
-	slices.Sort(e.keys)
-	e.b = append(e.b, '{')
-	for i, k := range e.keys {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.b = appendJSONString(e.b, k)
-		e.b = append(e.b, ':')
-		e.b = appendJSONString(e.b, quantityText(m[corev1.ResourceName(k)]))
-	}
-	e.b = append(e.b, '}')
-}
-
-// quantityStrings caches what Quantity.MarshalJSON writes (unquoted) for
-// the quantities met, most of them the same few requests and limits:
-// working it out allocates (CanonicalizeBytes) when the quantity has not
-// cached its text, and binary ones like 16Mi never do.
-var quantityStrings = struct {
-	sync.RWMutex
-	m map[resource.Quantity]string
-}{m: map[resource.Quantity]string{}}
-
-// maxQuantityStrings bounds quantityStrings.
-const maxQuantityStrings = 1024
-
-// quantityText is q's JSON string as Quantity.MarshalJSON writes it: its
-// cached text when it has one, its canonical form otherwise (String).
-func quantityText(q resource.Quantity) string {
-	quantityStrings.RLock()
-	s, ok := quantityStrings.m[q]
-	quantityStrings.RUnlock()
-	if ok {
-		return s
-	}
-	key := q
-	s = q.String()
-	if key.DeepCopy() == key { // no big decimal behind a pointer, which may change
-		quantityStrings.Lock()
-		if len(quantityStrings.m) < maxQuantityStrings {
-			quantityStrings.m[key] = s
-		}
-		quantityStrings.Unlock()
-	}
-	return s
-}
-
 // fallback writes v through json.Marshal; v should be a pointer or a
 // slice, so that methods with pointer receivers are found as they are
 // when the whole object is marshaled.
@@ -274,69 +192,3 @@ func fallbackSlice[T any](e *encoder, key string, v []T) {
 		e.fallback(key, v)
 	}
 }
-
-// appendJSONString is encoding/json's string encoding with HTML escaping
-// on: <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029 escaped,
-// control characters as \b \f \n \r \t or \u00XX, invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if htmlSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = appendEscapedByte(b, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-func appendEscapedByte(b []byte, c byte) []byte {
-	switch c {
-	case '\\', '"':
-		return append(b, '\\', c)
-	case '\b':
-		return append(b, '\\', 'b')
-	case '\f':
-		return append(b, '\\', 'f')
-	case '\n':
-		return append(b, '\\', 'n')
-	case '\r':
-		return append(b, '\\', 'r')
-	case '\t':
-		return append(b, '\\', 't')
-	}
-	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-}
-
-// htmlSafe marks the ASCII bytes written as they are.
-var htmlSafe = func() (safe [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return safe
-}()
