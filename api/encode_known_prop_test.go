@@ -96,7 +96,10 @@ func (f *filler) fill(v reflect.Value, depth int) {
 		return
 	case intOrStrType:
 		v.Set(reflect.ValueOf(intstr.FromInt32(f.r.Int32())))
-		if f.r.IntN(2) == 0 {
+		switch n := f.r.IntN(40); {
+		case n == 0:
+			v.Set(reflect.ValueOf(intstr.IntOrString{Type: 7})) // MarshalJSON refuses it
+		case n < 20:
 			v.Set(reflect.ValueOf(intstr.FromString(f.string())))
 		}
 		return

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // deploymentPod is a pod of a Deployment as it is stored once bound and
@@ -84,9 +85,9 @@ status:
 	return p
 }
 
-// TestEncodeKnownTypical: a Deployment's pod, its Scheduled Event, and the
-// pods of the end-to-end stack's workloads encode as encoding/json has
-// them, by hand.
+// TestEncodeKnownTypical: a Deployment's pod, its Scheduled Event, a
+// chart's pod and the pods of the end-to-end stack's workloads encode as
+// encoding/json has them; the first three by hand entirely.
 func TestEncodeKnownTypical(t *testing.T) {
 	pod := deploymentPod(t)
 	ev, err := NewEvent(pod, "default-scheduler", corev1.EventTypeNormal, "Scheduled",
@@ -99,15 +100,35 @@ func TestEncodeKnownTypical(t *testing.T) {
 	e.pod(pod, "Pod", "v1")
 	e.elem()
 	e.event(ev, "Event", "v1")
+	chart := chartPod(t)
+	e.elem()
+	e.pod(chart, "Pod", "v1")
 	if e.fallbacks != 0 || e.err != nil {
 		t.Errorf("got %d parts of a typical pod and event through json.Marshal (error %v), want none", e.fallbacks, e.err)
 	}
-	objs := append([]Object{pod, ev}, stackPods(t)...)
+	objs := append([]Object{pod, ev, chart}, stackPods(t)...)
 	for _, obj := range objs {
 		if !sameAsReflection(t, obj) {
 			t.Errorf("%s %s: got an encoding by reflection, want one without", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName())
 		}
 	}
+}
+
+// chartPod is deploymentPod with what charts' containers add: probes on
+// a named and a numbered port, env from the downward API, a secret and
+// a resource.
+func chartPod(tb testing.TB) *corev1.Pod {
+	p := deploymentPod(tb)
+	c := &p.Spec.Containers[0]
+	c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+	c.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz?a=1&b=<2>",
+		Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP}}, PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}
+	c.LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}},
+		InitialDelaySeconds: 5}
+	c.Env = []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}},
+		{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "app"}, Key: "token"}}},
+		{Name: "MEM", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.memory"}}}}
+	return p
 }
 
 // stackPods are the pods of e2e/testdata/stack.yaml's workloads, defaulted
