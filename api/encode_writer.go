@@ -15,10 +15,10 @@ import (
 // writes for the same value: the fields in their struct order, omitempty
 // as encoding/json reads it (a struct is never empty), strings escaped as
 // it escapes them, map keys sorted, nil slices and maps as null, and the
-// marshalers of metav1.Time and resource.Quantity reproduced. What it does
-// not write by hand (probes, affinity, security contexts, ...) it hands to
-// json.Marshal and appends: compact JSON of a value is the same wherever
-// the value stands.
+// marshalers of metav1.Time, resource.Quantity and IntOrString
+// reproduced. What it does not write by hand (affinity, security
+// contexts, most volume sources, ...) it hands to json.Marshal and
+// appends: compact JSON of a value is the same wherever it stands.
 type encoder struct {
 	b    []byte
 	keys []string // a map's keys, to sort
