@@ -176,7 +176,9 @@ func Encode(obj Object) ([]byte, error) { return EncodeObject(obj) }
 // EncodeOwned is Encode of an object no one else reads meanwhile: its
 // type fields, when they are its struct's own, are set for the encoding
 // and put back after, rather than encoding a shallow copy that has them
-// (a pod's copy is 1 KiB, and every write of one encodes it).
+// (a pod's copy is 1 KiB, and every write of one encodes it). Pods and
+// core/v1 Events, written on every pod's way, are encoded without
+// reflection (encodeKnown), to the same bytes.
 func EncodeOwned(obj Object) ([]byte, error) {
 	kinds, _, err := Scheme.ObjectKinds(obj)
 	if err != nil {
@@ -185,6 +187,9 @@ func EncodeOwned(obj Object) ([]byte, error) {
 	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
 	if v := reflect.ValueOf(obj); !ok || v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !within(tm, v) {
 		return EncodeObject(obj)
+	}
+	if data, ok := encodeKnown(obj, kinds[0]); ok {
+		return data, nil
 	}
 	saved := *tm
 	tm.SetGroupVersionKind(kinds[0])
