@@ -9,16 +9,11 @@ import (
 // and every in-process NewEvent store.
 func (e *encoder) event(ev *corev1.Event, kind, apiVersion string) {
 	e.typeMeta(kind, apiVersion)
-	e.objectMeta(&ev.ObjectMeta)
-	e.field("involvedObject")
-	e.objectReference(&ev.InvolvedObject)
+	object(e, "metadata", &ev.ObjectMeta, (*encoder).objectMeta)
+	object(e, "involvedObject", &ev.InvolvedObject, (*encoder).objectReference)
 	e.strOmit("reason", ev.Reason)
 	e.strOmit("message", ev.Message)
-	e.field("source")
-	e.b = append(e.b, '{')
-	e.strOmit("component", ev.Source.Component)
-	e.strOmit("host", ev.Source.Host)
-	e.b = append(e.b, '}')
+	object(e, "source", &ev.Source, (*encoder).eventSource)
 	e.time("firstTimestamp", ev.FirstTimestamp)
 	e.time("lastTimestamp", ev.LastTimestamp)
 	e.intOmit("count", int64(ev.Count))
@@ -27,11 +22,13 @@ func (e *encoder) event(ev *corev1.Event, kind, apiVersion string) {
 	e.b = appendTime(e.b, ev.EventTime.Time, metav1.RFC3339Micro)
 	fallbackPtr(e, "series", ev.Series)
 	e.strOmit("action", ev.Action)
-	if ev.Related != nil {
-		e.field("related")
-		e.objectReference(ev.Related)
-	}
+	objectPtr(e, "related", ev.Related, (*encoder).objectReference)
 	e.str("reportingComponent", ev.ReportingController)
 	e.str("reportingInstance", ev.ReportingInstance)
 	e.b = append(e.b, '}')
+}
+
+func (e *encoder) eventSource(s *corev1.EventSource) {
+	e.strOmit("component", s.Component)
+	e.strOmit("host", s.Host)
 }

@@ -217,21 +217,28 @@ func BenchmarkEncodePod(b *testing.B) {
 	})
 }
 
-// TestEncodeKnownAllocations: a typical pod's encoding allocates its
-// result only (encoding/json: 27 allocations).
+// TestEncodeKnownAllocations: a typical pod's, a chart's pod's and an
+// Event's encodings allocate their result only (encoding/json: 27
+// allocations for the pod).
 func TestEncodeKnownAllocations(t *testing.T) {
 	if raceBuild {
 		t.Skip("sync.Pool keeps nothing reliably under the race detector")
 	}
 	pod := deploymentPod(t)
-	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
-	allocs := testing.AllocsPerRun(100, func() {
-		if _, ok := encodeKnown(pod, gvk); !ok {
-			t.Fatal("not encoded")
+	ev, err := NewEvent(pod, "default-scheduler", corev1.EventTypeNormal, "Scheduled", "Successfully assigned", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []Object{pod, chartPod(t), ev} {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, ok := encodeKnown(obj, gvk); !ok {
+				t.Fatal("not encoded")
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("%T %s: got %v allocations, want 1 (the result)", obj, obj.GetName(), allocs)
 		}
-	})
-	if allocs > 1 {
-		t.Errorf("got %v allocations per pod, want 1 (the result)", allocs)
 	}
 }
 

@@ -13,34 +13,23 @@ import (
 
 // stringMap is an omitempty map[string]string field, its keys sorted.
 func (e *encoder) stringMap(key string, m map[string]string) {
-	if len(m) == 0 {
-		return
-	}
-	e.field(key)
-	e.keys = e.keys[:0]
-	for k := range m {
-		e.keys = append(e.keys, k)
-	}
-	slices.Sort(e.keys) // bytewise, as encoding/json sorts
-	e.b = append(e.b, '{')
-	for i, k := range e.keys {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.b = appendJSONString(e.b, k)
-		e.b = append(e.b, ':')
-		e.b = appendJSONString(e.b, m[k])
-	}
-	e.b = append(e.b, '}')
+	sortedMap(e, key, m, identity)
 }
 
 // resourceList is an omitempty corev1.ResourceList field, its keys sorted.
 func (e *encoder) resourceList(key string, m corev1.ResourceList) {
+	sortedMap(e, key, m, quantityText)
+}
+
+func identity(s string) string { return s }
+
+// sortedMap is an omitempty map field of string values (text gives a
+// value's), its keys sorted bytewise, as encoding/json sorts them.
+func sortedMap[K ~string, V any](e *encoder, key string, m map[K]V, text func(V) string) {
 	if len(m) == 0 {
 		return
 	}
 	e.field(key)
-	e.keys = e.keys[:0]
 	for k := range m {
 		e.keys = append(e.keys, string(k))
 	}
@@ -52,9 +41,11 @@ func (e *encoder) resourceList(key string, m corev1.ResourceList) {
 		}
 		e.b = appendJSONString(e.b, k)
 		e.b = append(e.b, ':')
-		e.b = appendJSONString(e.b, quantityText(m[corev1.ResourceName(k)]))
+		e.b = appendJSONString(e.b, text(m[K(k)]))
 	}
 	e.b = append(e.b, '}')
+	clear(e.keys) // a pooled encoder keeps no keys alive
+	e.keys = e.keys[:0]
 }
 
 // quantityStrings caches what Quantity.MarshalJSON writes (unquoted) for

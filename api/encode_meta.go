@@ -14,8 +14,6 @@ func (e *encoder) typeMeta(kind, apiVersion string) {
 }
 
 func (e *encoder) objectMeta(m *metav1.ObjectMeta) {
-	e.field("metadata")
-	e.b = append(e.b, '{')
 	e.strOmit("name", m.Name)
 	e.strOmit("generateName", m.GenerateName)
 	e.strOmit("namespace", m.Namespace)
@@ -29,36 +27,21 @@ func (e *encoder) objectMeta(m *metav1.ObjectMeta) {
 	e.int64Ptr("deletionGracePeriodSeconds", m.DeletionGracePeriodSeconds)
 	e.stringMap("labels", m.Labels)
 	e.stringMap("annotations", m.Annotations)
-	e.ownerReferences(m.OwnerReferences)
+	objectList(e, "ownerReferences", m.OwnerReferences, (*encoder).ownerReference)
 	e.strings("finalizers", m.Finalizers)
 	fallbackSlice(e, "managedFields", m.ManagedFields)
-	e.b = append(e.b, '}')
 }
 
-func (e *encoder) ownerReferences(refs []metav1.OwnerReference) {
-	if len(refs) == 0 {
-		return
-	}
-	e.field("ownerReferences")
-	e.b = append(e.b, '[')
-	for i := range refs {
-		r := &refs[i]
-		e.elem()
-		e.b = append(e.b, '{')
-		e.str("apiVersion", r.APIVersion)
-		e.str("kind", r.Kind)
-		e.str("name", r.Name)
-		e.str("uid", string(r.UID))
-		e.boolPtr("controller", r.Controller)
-		e.boolPtr("blockOwnerDeletion", r.BlockOwnerDeletion)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) ownerReference(r *metav1.OwnerReference) {
+	e.str("apiVersion", r.APIVersion)
+	e.str("kind", r.Kind)
+	e.str("name", r.Name)
+	e.str("uid", string(r.UID))
+	e.boolPtr("controller", r.Controller)
+	e.boolPtr("blockOwnerDeletion", r.BlockOwnerDeletion)
 }
 
-// objectReference writes r as the value of the field begun.
 func (e *encoder) objectReference(r *corev1.ObjectReference) {
-	e.b = append(e.b, '{')
 	e.strOmit("kind", r.Kind)
 	e.strOmit("namespace", r.Namespace)
 	e.strOmit("name", r.Name)
@@ -66,5 +49,4 @@ func (e *encoder) objectReference(r *corev1.ObjectReference) {
 	e.strOmit("apiVersion", r.APIVersion)
 	e.strOmit("resourceVersion", r.ResourceVersion)
 	e.strOmit("fieldPath", r.FieldPath)
-	e.b = append(e.b, '}')
 }

@@ -9,18 +9,17 @@ import (
 // parts of the spec through json.Marshal.
 func (e *encoder) pod(p *corev1.Pod, kind, apiVersion string) {
 	e.typeMeta(kind, apiVersion)
-	e.objectMeta(&p.ObjectMeta)
-	e.podSpec(&p.Spec)
-	e.podStatus(&p.Status)
+	object(e, "metadata", &p.ObjectMeta, (*encoder).objectMeta)
+	object(e, "spec", &p.Spec, (*encoder).podSpec)
+	object(e, "status", &p.Status, (*encoder).podStatus)
 	e.b = append(e.b, '}')
 }
 
 func (e *encoder) podSpec(s *corev1.PodSpec) {
-	e.field("spec")
-	e.b = append(e.b, '{')
-	e.volumes(s.Volumes)
-	e.containers("initContainers", s.InitContainers, true)
-	e.containers("containers", s.Containers, false)
+	objectList(e, "volumes", s.Volumes, (*encoder).volume)
+	objectList(e, "initContainers", s.InitContainers, (*encoder).container)
+	e.field("containers") // not omitempty
+	objects(e, s.Containers, (*encoder).container)
 	fallbackSlice(e, "ephemeralContainers", s.EphemeralContainers)
 	e.strOmit("restartPolicy", string(s.RestartPolicy))
 	e.int64Ptr("terminationGracePeriodSeconds", s.TerminationGracePeriodSeconds)
@@ -36,14 +35,13 @@ func (e *encoder) podSpec(s *corev1.PodSpec) {
 	e.boolOmit("hostIPC", s.HostIPC)
 	e.boolPtr("shareProcessNamespace", s.ShareProcessNamespace)
 	e.podSecurityContext(s.SecurityContext)
-	e.localObjectReferences("imagePullSecrets", s.ImagePullSecrets)
+	objectList(e, "imagePullSecrets", s.ImagePullSecrets, (*encoder).localObjectReference)
 	e.strOmit("hostname", s.Hostname)
 	e.strOmit("subdomain", s.Subdomain)
 	fallbackPtr(e, "affinity", s.Affinity)
 	e.strOmit("schedulerName", s.SchedulerName)
-	e.tolerations(s.Tolerations)
+	objectList(e, "tolerations", s.Tolerations, (*encoder).toleration)
 	e.podSpecTail(s)
-	e.b = append(e.b, '}')
 }
 
 // podSpecTail is the spec's fields after its tolerations.
@@ -63,10 +61,7 @@ func (e *encoder) podSpecTail(s *corev1.PodSpec) {
 	e.boolPtr("hostUsers", s.HostUsers)
 	fallbackSlice(e, "schedulingGates", s.SchedulingGates)
 	fallbackSlice(e, "resourceClaims", s.ResourceClaims)
-	if s.Resources != nil {
-		e.field("resources")
-		e.resourceRequirements(s.Resources)
-	}
+	objectPtr(e, "resources", s.Resources, (*encoder).resourceRequirements)
 }
 
 // podSecurityContext writes the defaulted empty context of most pods as
@@ -89,39 +84,16 @@ func emptyPodSecurityContext(sc *corev1.PodSecurityContext) bool {
 		sc.AppArmorProfile == nil && sc.SELinuxChangePolicy == nil
 }
 
-func (e *encoder) localObjectReferences(key string, refs []corev1.LocalObjectReference) {
-	if len(refs) == 0 {
-		return
-	}
-	e.field(key)
-	e.b = append(e.b, '[')
-	for i := range refs {
-		e.elem()
-		e.b = append(e.b, '{')
-		e.strOmit("name", refs[i].Name)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) localObjectReference(r *corev1.LocalObjectReference) {
+	e.strOmit("name", r.Name)
 }
 
-func (e *encoder) tolerations(ts []corev1.Toleration) {
-	if len(ts) == 0 {
-		return
-	}
-	e.field("tolerations")
-	e.b = append(e.b, '[')
-	for i := range ts {
-		t := &ts[i]
-		e.elem()
-		e.b = append(e.b, '{')
-		e.strOmit("key", t.Key)
-		e.strOmit("operator", string(t.Operator))
-		e.strOmit("value", t.Value)
-		e.strOmit("effect", string(t.Effect))
-		e.int64Ptr("tolerationSeconds", t.TolerationSeconds)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) toleration(t *corev1.Toleration) {
+	e.strOmit("key", t.Key)
+	e.strOmit("operator", string(t.Operator))
+	e.strOmit("value", t.Value)
+	e.strOmit("effect", string(t.Effect))
+	e.int64Ptr("tolerationSeconds", t.TolerationSeconds)
 }
 
 // encodeKnown is the JSON of a Pod or core/v1 Event with gvk's type

@@ -10,29 +10,10 @@ import (
 
 // Probes and env sources, set in most charts' containers.
 
-func (e *encoder) probe(key string, p *corev1.Probe) {
-	if p == nil {
-		return
-	}
-	e.field(key)
-	e.b = append(e.b, '{')
-	if x := p.Exec; x != nil {
-		e.field("exec")
-		e.b = append(e.b, '{')
-		e.strings("command", x.Command)
-		e.b = append(e.b, '}')
-	}
-	if h := p.HTTPGet; h != nil {
-		e.field("httpGet")
-		e.httpGet(h)
-	}
-	if t := p.TCPSocket; t != nil {
-		e.field("tcpSocket")
-		e.b = append(e.b, '{')
-		e.intOrString("port", t.Port)
-		e.strOmit("host", t.Host)
-		e.b = append(e.b, '}')
-	}
+func (e *encoder) probe(p *corev1.Probe) {
+	objectPtr(e, "exec", p.Exec, (*encoder).execAction)
+	objectPtr(e, "httpGet", p.HTTPGet, (*encoder).httpGet)
+	objectPtr(e, "tcpSocket", p.TCPSocket, (*encoder).tcpSocket)
 	fallbackPtr(e, "grpc", p.GRPC)
 	e.intOmit("initialDelaySeconds", int64(p.InitialDelaySeconds))
 	e.intOmit("timeoutSeconds", int64(p.TimeoutSeconds))
@@ -40,28 +21,28 @@ func (e *encoder) probe(key string, p *corev1.Probe) {
 	e.intOmit("successThreshold", int64(p.SuccessThreshold))
 	e.intOmit("failureThreshold", int64(p.FailureThreshold))
 	e.int64Ptr("terminationGracePeriodSeconds", p.TerminationGracePeriodSeconds)
-	e.b = append(e.b, '}')
+}
+
+func (e *encoder) execAction(x *corev1.ExecAction) {
+	e.strings("command", x.Command)
 }
 
 func (e *encoder) httpGet(h *corev1.HTTPGetAction) {
-	e.b = append(e.b, '{')
 	e.strOmit("path", h.Path)
 	e.intOrString("port", h.Port)
 	e.strOmit("host", h.Host)
 	e.strOmit("scheme", string(h.Scheme))
-	if len(h.HTTPHeaders) > 0 {
-		e.field("httpHeaders")
-		e.b = append(e.b, '[')
-		for i := range h.HTTPHeaders {
-			e.elem()
-			e.b = append(e.b, '{')
-			e.str("name", h.HTTPHeaders[i].Name)
-			e.str("value", h.HTTPHeaders[i].Value)
-			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
-	}
-	e.b = append(e.b, '}')
+	objectList(e, "httpHeaders", h.HTTPHeaders, (*encoder).httpHeader)
+}
+
+func (e *encoder) httpHeader(h *corev1.HTTPHeader) {
+	e.str("name", h.Name)
+	e.str("value", h.Value)
+}
+
+func (e *encoder) tcpSocket(t *corev1.TCPSocketAction) {
+	e.intOrString("port", t.Port)
+	e.strOmit("host", t.Host)
 }
 
 // errIntOrStringType: IntOrString.MarshalJSON refuses any other type.
@@ -83,39 +64,30 @@ func (e *encoder) intOrString(key string, v intstr.IntOrString) {
 }
 
 func (e *encoder) envVarSource(s *corev1.EnvVarSource) {
-	if s == nil {
-		return
-	}
-	e.field("valueFrom")
-	e.b = append(e.b, '{')
-	if s.FieldRef != nil {
-		e.field("fieldRef")
-		e.objectFieldSelector(s.FieldRef)
-	}
-	if r := s.ResourceFieldRef; r != nil {
-		e.field("resourceFieldRef")
-		e.b = append(e.b, '{')
-		e.strOmit("containerName", r.ContainerName)
-		e.str("resource", r.Resource)
-		e.field("divisor") // a struct: never omitted
-		e.b = appendJSONString(e.b, quantityText(r.Divisor))
-		e.b = append(e.b, '}')
-	}
-	if r := s.ConfigMapKeyRef; r != nil {
-		e.keySelector("configMapKeyRef", r.Name, r.Key, r.Optional)
-	}
-	if r := s.SecretKeyRef; r != nil {
-		e.keySelector("secretKeyRef", r.Name, r.Key, r.Optional)
-	}
-	e.b = append(e.b, '}')
+	objectPtr(e, "fieldRef", s.FieldRef, (*encoder).objectFieldSelector)
+	objectPtr(e, "resourceFieldRef", s.ResourceFieldRef, (*encoder).resourceFieldSelector)
+	objectPtr(e, "configMapKeyRef", s.ConfigMapKeyRef, (*encoder).configMapKeySelector)
+	objectPtr(e, "secretKeyRef", s.SecretKeyRef, (*encoder).secretKeySelector)
 }
 
-// keySelector is a ConfigMapKeySelector or SecretKeySelector.
-func (e *encoder) keySelector(key, name, k string, optional *bool) {
-	e.field(key)
-	e.b = append(e.b, '{')
+func (e *encoder) resourceFieldSelector(r *corev1.ResourceFieldSelector) {
+	e.strOmit("containerName", r.ContainerName)
+	e.str("resource", r.Resource)
+	e.field("divisor") // a struct: never omitted
+	e.b = appendJSONString(e.b, quantityText(r.Divisor))
+}
+
+func (e *encoder) configMapKeySelector(r *corev1.ConfigMapKeySelector) {
+	e.keySelector(r.Name, r.Key, r.Optional)
+}
+
+func (e *encoder) secretKeySelector(r *corev1.SecretKeySelector) {
+	e.keySelector(r.Name, r.Key, r.Optional)
+}
+
+// keySelector is the members of a ConfigMapKeySelector or SecretKeySelector.
+func (e *encoder) keySelector(name, key string, optional *bool) {
 	e.strOmit("name", name)
-	e.str("key", k)
+	e.str("key", key)
 	e.boolPtr("optional", optional)
-	e.b = append(e.b, '}')
 }

@@ -4,22 +4,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// volumes writes a pod's volumes: the projected service account volume
+// volume writes a pod's volume: the projected service account volume
 // every pod gets by hand, the other sources through json.Marshal.
-func (e *encoder) volumes(vs []corev1.Volume) {
-	if len(vs) == 0 {
-		return
-	}
-	e.field("volumes")
-	e.b = append(e.b, '[')
-	for i := range vs {
-		e.elem()
-		e.b = append(e.b, '{')
-		e.str("name", vs[i].Name)
-		e.volumeSource(&vs[i].VolumeSource)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) volume(v *corev1.Volume) {
+	e.str("name", v.Name)
+	e.volumeSource(&v.VolumeSource)
 }
 
 // volumeSource writes the inlined source's fields, in their order.
@@ -47,9 +36,7 @@ func (e *encoder) volumeSource(s *corev1.VolumeSource) {
 	fallbackPtr(e, "quobyte", s.Quobyte)
 	fallbackPtr(e, "azureDisk", s.AzureDisk)
 	fallbackPtr(e, "photonPersistentDisk", s.PhotonPersistentDisk)
-	if s.Projected != nil {
-		e.projected(s.Projected)
-	}
+	objectPtr(e, "projected", s.Projected, (*encoder).projected)
 	fallbackPtr(e, "portworxVolume", s.PortworxVolume)
 	fallbackPtr(e, "scaleIO", s.ScaleIO)
 	fallbackPtr(e, "storageos", s.StorageOS)
@@ -59,94 +46,49 @@ func (e *encoder) volumeSource(s *corev1.VolumeSource) {
 }
 
 func (e *encoder) projected(p *corev1.ProjectedVolumeSource) {
-	e.field("projected")
-	e.b = append(e.b, '{')
-	e.field("sources")
-	if p.Sources == nil {
-		e.b = append(e.b, "null"...)
-	} else {
-		e.b = append(e.b, '[')
-		for i := range p.Sources {
-			e.elem()
-			e.volumeProjection(&p.Sources[i])
-		}
-		e.b = append(e.b, ']')
-	}
+	e.field("sources") // not omitempty
+	objects(e, p.Sources, (*encoder).volumeProjection)
 	e.int32Ptr("defaultMode", p.DefaultMode)
-	e.b = append(e.b, '}')
 }
 
 func (e *encoder) volumeProjection(p *corev1.VolumeProjection) {
-	e.b = append(e.b, '{')
 	fallbackPtr(e, "secret", p.Secret)
-	if d := p.DownwardAPI; d != nil {
-		e.field("downwardAPI")
-		e.b = append(e.b, '{')
-		e.downwardAPIFiles(d.Items)
-		e.b = append(e.b, '}')
-	}
-	if c := p.ConfigMap; c != nil {
-		e.field("configMap")
-		e.b = append(e.b, '{')
-		e.strOmit("name", c.Name)
-		e.keysToPaths(c.Items)
-		e.boolPtr("optional", c.Optional)
-		e.b = append(e.b, '}')
-	}
-	if t := p.ServiceAccountToken; t != nil {
-		e.field("serviceAccountToken")
-		e.b = append(e.b, '{')
-		e.strOmit("audience", t.Audience)
-		e.int64Ptr("expirationSeconds", t.ExpirationSeconds)
-		e.str("path", t.Path)
-		e.b = append(e.b, '}')
-	}
+	objectPtr(e, "downwardAPI", p.DownwardAPI, (*encoder).downwardAPIProjection)
+	objectPtr(e, "configMap", p.ConfigMap, (*encoder).configMapProjection)
+	objectPtr(e, "serviceAccountToken", p.ServiceAccountToken, (*encoder).serviceAccountTokenProjection)
 	fallbackPtr(e, "clusterTrustBundle", p.ClusterTrustBundle)
-	e.b = append(e.b, '}')
 }
 
-func (e *encoder) keysToPaths(items []corev1.KeyToPath) {
-	if len(items) == 0 {
-		return
-	}
-	e.field("items")
-	e.b = append(e.b, '[')
-	for i := range items {
-		e.elem()
-		e.b = append(e.b, '{')
-		e.str("key", items[i].Key)
-		e.str("path", items[i].Path)
-		e.int32Ptr("mode", items[i].Mode)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) downwardAPIProjection(d *corev1.DownwardAPIProjection) {
+	objectList(e, "items", d.Items, (*encoder).downwardAPIFile)
 }
 
-func (e *encoder) downwardAPIFiles(items []corev1.DownwardAPIVolumeFile) {
-	if len(items) == 0 {
-		return
-	}
-	e.field("items")
-	e.b = append(e.b, '[')
-	for i := range items {
-		f := &items[i]
-		e.elem()
-		e.b = append(e.b, '{')
-		e.str("path", f.Path)
-		if f.FieldRef != nil {
-			e.field("fieldRef")
-			e.objectFieldSelector(f.FieldRef)
-		}
-		fallbackPtr(e, "resourceFieldRef", f.ResourceFieldRef)
-		e.int32Ptr("mode", f.Mode)
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+func (e *encoder) configMapProjection(c *corev1.ConfigMapProjection) {
+	e.strOmit("name", c.Name)
+	objectList(e, "items", c.Items, (*encoder).keyToPath)
+	e.boolPtr("optional", c.Optional)
+}
+
+func (e *encoder) serviceAccountTokenProjection(t *corev1.ServiceAccountTokenProjection) {
+	e.strOmit("audience", t.Audience)
+	e.int64Ptr("expirationSeconds", t.ExpirationSeconds)
+	e.str("path", t.Path)
+}
+
+func (e *encoder) keyToPath(k *corev1.KeyToPath) {
+	e.str("key", k.Key)
+	e.str("path", k.Path)
+	e.int32Ptr("mode", k.Mode)
+}
+
+func (e *encoder) downwardAPIFile(f *corev1.DownwardAPIVolumeFile) {
+	e.str("path", f.Path)
+	objectPtr(e, "fieldRef", f.FieldRef, (*encoder).objectFieldSelector)
+	fallbackPtr(e, "resourceFieldRef", f.ResourceFieldRef)
+	e.int32Ptr("mode", f.Mode)
 }
 
 func (e *encoder) objectFieldSelector(s *corev1.ObjectFieldSelector) {
-	e.b = append(e.b, '{')
 	e.strOmit("apiVersion", s.APIVersion)
 	e.str("fieldPath", s.FieldPath)
-	e.b = append(e.b, '}')
 }

@@ -163,6 +163,47 @@ func (e *encoder) strings(key string, v []string) {
 	e.b = append(e.b, ']')
 }
 
+// object is a struct field (never omitted): body writes v's members
+// between the braces.
+func object[T any](e *encoder, key string, v *T, body func(*encoder, *T)) {
+	e.field(key)
+	e.b = append(e.b, '{')
+	body(e, v)
+	e.b = append(e.b, '}')
+}
+
+// objectPtr is an omitempty pointer to a struct.
+func objectPtr[T any](e *encoder, key string, v *T, body func(*encoder, *T)) {
+	if v != nil {
+		object(e, key, v, body)
+	}
+}
+
+// objects writes items as the value of the field begun, each element's
+// members by body: a nil slice is null, as encoding/json writes it.
+func objects[T any](e *encoder, items []T, body func(*encoder, *T)) {
+	if items == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	for i := range items {
+		e.elem()
+		e.b = append(e.b, '{')
+		body(e, &items[i])
+		e.b = append(e.b, '}')
+	}
+	e.b = append(e.b, ']')
+}
+
+// objectList is an omitempty list of structs.
+func objectList[T any](e *encoder, key string, items []T, body func(*encoder, *T)) {
+	if len(items) > 0 {
+		e.field(key)
+		objects(e, items, body)
+	}
+}
+
 // fallback writes v through json.Marshal; v should be a pointer or a
 // slice, so that methods with pointer receivers are found as they are
 // when the whole object is marshaled.
