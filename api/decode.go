@@ -176,20 +176,18 @@ func Encode(obj Object) ([]byte, error) { return EncodeObject(obj) }
 // EncodeOwned is Encode of an object no one else reads meanwhile: its
 // type fields, when they are its struct's own, are set for the encoding
 // and put back after, rather than encoding a shallow copy that has them
-// (a pod's copy is 1 KiB, and every write of one encodes it). Pods and
-// core/v1 Events, written on every pod's way, are encoded without
-// reflection (encodeKnown), to the same bytes.
+// (a pod's copy is 1 KiB, and every write of one encodes it).
 func EncodeOwned(obj Object) ([]byte, error) {
 	kinds, _, err := Scheme.ObjectKinds(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}
-	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
-	if v := reflect.ValueOf(obj); !ok || v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !within(tm, v) {
-		return EncodeObject(obj)
-	}
 	if data, ok := encodeKnown(obj, kinds[0]); ok {
 		return data, nil
+	}
+	tm, ok := obj.GetObjectKind().(*metav1.TypeMeta)
+	if v := reflect.ValueOf(obj); !ok || v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || !within(tm, v) {
+		return encodeReflect(obj, kinds[0])
 	}
 	saved := *tm
 	tm.SetGroupVersionKind(kinds[0])
@@ -204,18 +202,28 @@ func EncodeOwned(obj Object) ([]byte, error) {
 // EncodeObject returns any object the Scheme knows (lists, Status, Table,
 // WatchEvent, ...) as JSON with its kind and apiVersion set. obj itself is
 // never modified: when its type fields need setting, a copy is encoded.
+// Pods and core/v1 Events, written and served on every pod's way, are
+// encoded without reflection (encodeKnown), to the same bytes.
 func EncodeObject(obj runtime.Object) ([]byte, error) {
 	kinds, _, err := Scheme.ObjectKinds(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}
-	if obj.GetObjectKind().GroupVersionKind() != kinds[0] {
+	if data, ok := encodeKnown(obj, kinds[0]); ok {
+		return data, nil
+	}
+	return encodeReflect(obj, kinds[0])
+}
+
+// encodeReflect is obj's encoding/json encoding with gvk's type fields.
+func encodeReflect(obj runtime.Object, gvk schema.GroupVersionKind) ([]byte, error) {
+	if obj.GetObjectKind().GroupVersionKind() != gvk {
 		obj = withTypeFields(obj)
-		obj.GetObjectKind().SetGroupVersionKind(kinds[0])
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", kinds[0].Kind, err)
+		return nil, fmt.Errorf("encode %s: %w", gvk.Kind, err)
 	}
 	return data, nil
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -178,18 +179,20 @@ func (f *filler) fillMap(v reflect.Value, depth int) {
 	v.Set(m)
 }
 
-// sameAsReflection checks that EncodeOwned writes obj as Encode (plain
-// encoding/json) does, or fails where it fails; it says whether the
-// encoder without reflection wrote it.
+// sameAsReflection checks that EncodeOwned and Encode write obj as plain
+// encoding/json does (encodeReflect), or fail where it fails; it says
+// whether the encoder without reflection wrote it.
 func sameAsReflection(t testing.TB, obj Object) bool {
 	t.Helper()
-	want, wantErr := Encode(obj)
-	got, err := EncodeOwned(obj)
-	if (err != nil) != (wantErr != nil) {
-		t.Fatalf("EncodeOwned error %v, Encode error %v", err, wantErr)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("EncodeOwned differs from encoding/json:\ngot  %s\nwant %s", got, want)
+	want, wantErr := reflectEncoding(t, obj)
+	for name, encode := range map[string]func(Object) ([]byte, error){"EncodeOwned": EncodeOwned, "Encode": Encode} {
+		got, err := encode(obj)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%s error %v, encoding/json error %v", name, err, wantErr)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s differs from encoding/json:\ngot  %s\nwant %s", name, got, want)
+		}
 	}
 	kinds, _, err := Scheme.ObjectKinds(obj)
 	if err != nil {
@@ -200,6 +203,17 @@ func sameAsReflection(t testing.TB, obj Object) bool {
 		t.Fatalf("encodeKnown differs from encoding/json:\ngot  %s\nwant %s", data, want)
 	}
 	return ok
+}
+
+// reflectEncoding is obj's encoding by encoding/json alone, with its
+// kind's type fields, as Encode wrote every object before encodeKnown.
+func reflectEncoding(t testing.TB, obj runtime.Object) ([]byte, error) {
+	t.Helper()
+	kinds, _, err := Scheme.ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return encodeReflect(obj, kinds[0])
 }
 
 // TestEncodeKnownMatchesEncodingJSON fills Pods and Events with random

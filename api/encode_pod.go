@@ -2,6 +2,7 @@ package api
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -100,7 +101,7 @@ func (e *encoder) toleration(t *corev1.Toleration) {
 // fields, written without reflection; ok is false for any other type and
 // when some part failed to encode (the caller then uses json.Marshal,
 // which reports the failure).
-func encodeKnown(obj Object, gvk schema.GroupVersionKind) (data []byte, ok bool) {
+func encodeKnown(obj runtime.Object, gvk schema.GroupVersionKind) (data []byte, ok bool) {
 	apiVersion, kind := gvk.ToAPIVersionAndKind()
 	switch o := obj.(type) {
 	case *corev1.Pod:
