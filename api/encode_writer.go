@@ -19,6 +19,9 @@ import (
 // reproduced. What it does not write by hand (affinity, security
 // contexts, most volume sources, ...) it hands to json.Marshal and
 // appends: compact JSON of a value is the same wherever it stands.
+// A method named after a struct type writes that struct's members; the
+// object helpers (object, objectPtr, objectList) add the key, the braces
+// and, for a list, the brackets and commas.
 type encoder struct {
 	b    []byte
 	keys []string // a map's keys, to sort
