@@ -2,12 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	v1stats "github.com/containerd/cgroups/v3/cgroup1/stats"
 	v2stats "github.com/containerd/cgroups/v3/cgroup2/stats"
-	"github.com/containerd/containerd"
 	"github.com/containerd/containerd/api/services/tasks/v1"
 	"github.com/containerd/containerd/errdefs"
 	"github.com/containerd/typeurl/v2"
@@ -32,36 +32,24 @@ type ContainerUsage struct {
 // created, from the shims' cgroup metrics (cgroup v1 or v2) in one call
 // to containerd's task service.
 func (c *Containerd) Usage(ctx context.Context) ([]ContainerUsage, error) {
-	ctrs, err := c.client.Containers(ctx, fmt.Sprintf("labels.%q==true", LabelManaged))
-	if err != nil {
-		return nil, fmt.Errorf("list containers: %w", err)
-	}
-	byID := make(map[string]containerd.Container, len(ctrs))
-	for _, ctr := range ctrs {
-		byID[ctr.ID()] = ctr
-	}
 	resp, err := c.client.TaskService().Metrics(ctx, &tasks.MetricsRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("task metrics: %w", errdefs.FromGRPC(err))
 	}
 	out := make([]ContainerUsage, 0, len(resp.Metrics))
 	for _, m := range resp.Metrics {
-		ctr, ok := byID[m.ID]
-		if !ok {
-			continue // someone else's task, or an exec process
+		info, err := c.record(ctx, m.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // someone else's container, or one removed meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("container %s: %w", m.ID, err)
 		}
 		u, err := usageOf(m.Data)
 		if err != nil {
 			return nil, fmt.Errorf("container %s: %w", m.ID, err)
 		}
-		labels, err := ctr.Labels(ctx)
-		if errdefs.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("container %s: labels: %w", m.ID, err)
-		}
-		u.ID, u.PodUID, u.Name = m.ID, labels[LabelPodUID], labels[LabelContainerName]
+		u.ID, u.PodUID, u.Name = m.ID, info.Labels[LabelPodUID], info.Labels[LabelContainerName]
 		u.At = m.Timestamp.AsTime()
 		out = append(out, u)
 	}

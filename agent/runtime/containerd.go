@@ -54,6 +54,8 @@ type Containerd struct {
 	// consoles are the IO of containers started with stdin or a TTY
 	// (console.go), by container id.
 	consoles consoleSet
+	// records are the kept records of running containers (records.go).
+	records records
 }
 
 var _ Runtime = (*Containerd)(nil)

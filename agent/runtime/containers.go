@@ -122,7 +122,9 @@ func (c *Containerd) startTask(ctx context.Context, ctr containerd.Container, ta
 		return fmt.Errorf("start task %s: %w", s.ID, err)
 	}
 	label := map[string]string{labelStartedAt: started.UTC().Format(time.RFC3339Nano)}
-	if _, err := ctr.SetLabels(ctx, label); err != nil {
+	_, err := ctr.SetLabels(ctx, label)
+	c.records.forget(s.ID) // after the change: a record read before it is not kept
+	if err != nil {
 		return fmt.Errorf("container %s: record start time: %w", s.ID, err)
 	}
 	c.log.Info("started container", "container", s.ID, "pod", s.PodUID, "pid", task.Pid())
@@ -150,6 +152,7 @@ func (c *Containerd) RemoveContainer(ctx context.Context, id string) error {
 }
 
 func (c *Containerd) remove(ctx context.Context, ctr containerd.Container) error {
+	c.records.forget(ctr.ID())
 	task, err := ctr.Task(ctx, nil)
 	switch {
 	case err == nil:

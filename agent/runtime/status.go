@@ -17,8 +17,18 @@ import (
 	"github.com/containerd/typeurl/v2"
 )
 
-// ContainerStatus implements Runtime.
+// ContainerStatus implements Runtime. A running container's status comes
+// from its kept record (records.go) and its task, read in one call to
+// containerd; any other from both records read afresh.
 func (c *Containerd) ContainerStatus(ctx context.Context, id string) (ContainerStatus, error) {
+	if info, ok := c.records.get(id); ok {
+		st, err := c.runningStatus(ctx, info)
+		if err != nil || st.State == StateRunning {
+			return st, err
+		}
+		c.records.forget(id)
+	}
+	epoch := c.records.now()
 	ctr, err := c.load(ctx, id)
 	if err != nil {
 		return ContainerStatus{}, err
@@ -27,7 +37,32 @@ func (c *Containerd) ContainerStatus(ctx context.Context, id string) (ContainerS
 	if err != nil {
 		return ContainerStatus{}, fmt.Errorf("container %s: info: %w", id, err)
 	}
-	return c.status(ctx, ctr, info)
+	st, err := c.status(ctx, ctr, info)
+	if err == nil && st.State == StateRunning {
+		c.records.keep(epoch, info)
+	}
+	return st, err
+}
+
+// runningStatus is the status of the container of record info if its task
+// runs; otherwise its State is StateUnknown and the caller must look
+// again, with the container's record read afresh.
+func (c *Containerd) runningStatus(ctx context.Context, info containers.Container) (ContainerStatus, error) {
+	resp, err := c.client.TaskService().Get(ctx, &tasks.GetRequest{ContainerID: info.ID})
+	err = errdefs.FromGRPC(err)
+	if errdefs.IsNotFound(err) {
+		return ContainerStatus{State: StateUnknown}, nil
+	}
+	if err != nil {
+		return ContainerStatus{}, fmt.Errorf("container %s: task status: %w", info.ID, err)
+	}
+	switch resp.Process.Status {
+	case task.Status_RUNNING, task.Status_PAUSED, task.Status_PAUSING:
+		st := statusFromInfo(info)
+		st.State, st.Pid = StateRunning, resp.Process.Pid
+		return st, nil
+	}
+	return ContainerStatus{State: StateUnknown}, nil
 }
 
 // ListContainers implements Runtime. A container removed while listing is

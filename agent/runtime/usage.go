@@ -3,21 +3,15 @@ package runtime
 import (
 	"context"
 	"fmt"
-
-	"github.com/containerd/containerd"
 )
 
 // WritableLayerUsage is the bytes a container's writable layer holds
 // (what its processes wrote outside volumes), as the snapshotter counts
 // them; the eviction manager adds it to the pod's ephemeral storage.
 func (c *Containerd) WritableLayerUsage(ctx context.Context, id string) (int64, error) {
-	ctr, err := c.load(ctx, id)
+	info, err := c.record(ctx, id)
 	if err != nil {
 		return 0, err
-	}
-	info, err := ctr.Info(ctx, containerd.WithoutRefreshedMetadata)
-	if err != nil {
-		return 0, fmt.Errorf("container %s: info: %w", id, err)
 	}
 	if info.SnapshotKey == "" {
 		return 0, nil
