@@ -40,6 +40,19 @@ const AnnotationClusterCIDR = "bramble.io/cluster-cidr"
 // serverAnnotations are the node IPAM's annotations routing agents get.
 var serverAnnotations = []string{AnnotationNetworkBackend, AnnotationClusterCIDR}
 
+// routeAnnotations are the annotations a RouteNode keeps.
+var routeAnnotations = append([]string{AnnotationVXLANMAC, AnnotationNodeIP}, serverAnnotations...)
+
+// IsRouteAnnotation reports whether RouteNode keeps annotation key.
+func IsRouteAnnotation(key string) bool {
+	for _, k := range routeAnnotations {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
 // AgentAnnotations are the annotations a heartbeat may set; the server
 // removes those a heartbeat leaves out.
 var AgentAnnotations = []string{AnnotationVXLANMAC, AnnotationNodeIP,
@@ -84,7 +97,7 @@ func RouteNode(n *corev1.Node) *corev1.Node {
 		Spec:       corev1.NodeSpec{PodCIDR: n.Spec.PodCIDR, PodCIDRs: n.Spec.PodCIDRs},
 		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
 	}
-	for _, k := range append([]string{AnnotationVXLANMAC, AnnotationNodeIP}, serverAnnotations...) {
+	for _, k := range routeAnnotations {
 		if v, ok := n.Annotations[k]; ok {
 			if out.Annotations == nil {
 				out.Annotations = map[string]string{}

@@ -1,6 +1,7 @@
 package nodestatus
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/api"
 )
 
 // runningReport is a node's report of a started pod: Running, its one
@@ -91,4 +94,95 @@ func TestPodStatusEqualAgreesWithSemantic(t *testing.T) {
 			}
 		}
 	}
+}
+
+// buildTwice is a NewStatusWriter that builds the object twice, as a
+// registry retrying the write does, and keeps both.
+type buildTwice struct {
+	Writer
+	built []*corev1.Pod
+}
+
+func (w *buildTwice) UpdateStatusNew(_ context.Context, build func() api.Object) (api.Object, error) {
+	w.built = append(w.built, build().(*corev1.Pod), build().(*corev1.Pod))
+	return w.built[1], nil
+}
+
+// plainWriter is a Writer without UpdateStatusNew.
+type plainWriter struct {
+	Writer
+	got *corev1.Pod
+}
+
+func (w *plainWriter) UpdateStatus(_ context.Context, obj api.Object) (api.Object, error) {
+	w.got = obj.(*corev1.Pod)
+	return obj, nil
+}
+
+// TestWriteStatusHandsOverTheMergedPod: a NewStatusWriter gets the pod
+// statusPod made first, and a fresh merge, sharing nothing with it, when
+// it builds again; another Writer gets the stored pod's metadata and spec
+// with the merged status.
+func TestWriteStatusHandsOverTheMergedPod(t *testing.T) {
+	storedStatus, reported := runningReport()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "7",
+		Labels: map[string]string{"app": "a"}}, Spec: corev1.PodSpec{NodeName: "pi-1"}, Status: *storedStatus}
+	upd := statusPod(pod, reported)
+	if upd == nil || upd.Spec.NodeName != "" || upd.Labels != nil || upd.ResourceVersion != "7" || upd.UID != "u" {
+		t.Fatalf("statusPod = %+v, want the pod's name, UID and resourceVersion only", upd)
+	}
+	nw := &buildTwice{}
+	m := &Monitor{cfg: Config{Writer: nw}}
+	if err := m.writeStatus(context.Background(), pod, upd, reported); err != nil {
+		t.Fatal(err)
+	}
+	if nw.built[0] != upd {
+		t.Error("first build: not the pod statusPod made")
+	}
+	if !equality.Semantic.DeepEqual(nw.built[0], nw.built[1]) {
+		t.Errorf("second build: got %+v, want %+v", nw.built[1], nw.built[0])
+	}
+	if &nw.built[1].Status.ContainerStatuses[0] == &upd.Status.ContainerStatuses[0] ||
+		&nw.built[1].Status.ContainerStatuses[0] == &reported.ContainerStatuses[0] ||
+		&upd.Status.ContainerStatuses[0] == &reported.ContainerStatuses[0] {
+		t.Error("the built pods share their container statuses with each other or the report")
+	}
+	pw := &plainWriter{}
+	m = &Monitor{cfg: Config{Writer: pw}}
+	if err := m.writeStatus(context.Background(), pod, upd, reported); err != nil {
+		t.Fatal(err)
+	}
+	if pw.got.Spec.NodeName != "pi-1" || pw.got.Labels["app"] != "a" || pw.got.Status.Phase != corev1.PodRunning {
+		t.Errorf("plain writer got %+v, want the stored metadata and spec with the merged status", pw.got)
+	}
+}
+
+var podSink *corev1.Pod
+
+// mergeCalled is mergePodStatus called, not inlined: its status on the
+// heap, as the write path had it before statusPod.
+var mergeCalled = mergePodStatus
+
+// BenchmarkStatusPod: the pod a status write hands the registry, merged
+// in place (statusPod) and, for comparison, merged apart and copied in.
+func BenchmarkStatusPod(b *testing.B) {
+	stored, reported := runningReport()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "7"}, Status: *stored}
+	b.Run("in-place", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if podSink = statusPod(pod, reported); podSink == nil {
+				b.Fatal("nil")
+			}
+		}
+	})
+	b.Run("copied", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			next := mergeCalled(&pod.Status, reported)
+			upd := &corev1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
+				UID: pod.UID, ResourceVersion: pod.ResourceVersion}, Status: *next}
+			podSink = upd // handed over, as to the registry
+		}
+	})
 }

@@ -125,55 +125,65 @@ func (m *Monitor) syncPod(ctx context.Context, key podKey) error {
 }
 
 func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayCache bool) error {
-	var pod *corev1.Pod
-	var next *corev1.PodStatus
+	var pod, upd *corev1.Pod
 	if mayCache {
-		pod, next = m.cachedWrite(key, want)
+		pod, upd = m.cachedWrite(key, want)
 	}
 	if pod == nil {
 		var err error
 		if pod, err = m.reportedPod(ctx, key, want); pod == nil {
 			return err
 		}
-		next = mergePodStatus(&pod.Status, want.status)
-		if next == nil || podStatusEqual(next, &pod.Status) {
+		upd = statusPod(pod, want.status)
+		if upd == nil || podStatusEqual(&upd.Status, &pod.Status) {
 			return m.afterWrite(ctx, key, want)
 		}
 	}
 	if err := m.limiter.wait(ctx); err != nil {
 		return err
 	}
-	if err := m.writeStatus(ctx, pod, next, want); err != nil {
+	next := upd.Status // read after the write, which takes upd
+	if err := m.writeStatus(ctx, pod, upd, want.status); err != nil {
 		return fmt.Errorf("update status of pod %s/%s: %w", key.namespace, key.name, err)
 	}
 	m.counters.podWrites.Add(1)
-	m.reasonEvent(ctx, pod, next)
+	m.reasonEvent(ctx, pod, &next)
 	return m.afterWrite(ctx, key, want)
 }
 
-// writeStatus writes next as the status of pod, the stored pod it was
-// merged from. A NewStatusWriter takes over a pod made for the write: a
-// status write keeps the stored metadata and spec whatever it is given, so
-// that pod carries only what names the pod and its precondition, and
-// next, which nobody else holds; a retry's pod merges want again. Other
-// Writers are given pod's metadata and spec shared, which they only read.
-func (m *Monitor) writeStatus(ctx context.Context, pod *corev1.Pod, next *corev1.PodStatus, want *podState) error {
+// statusPod is the write of reported's merge into pod's stored status
+// (mergePodStatus; nil when that is nil): a pod carrying only what names
+// pod and its precondition, and the merged status, which nobody else
+// holds.
+func statusPod(pod *corev1.Pod, reported *corev1.PodStatus) *corev1.Pod {
+	upd := &corev1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
+		UID: pod.UID, ResourceVersion: pod.ResourceVersion}}
+	if !mergePodStatusInto(&upd.Status, &pod.Status, reported) {
+		return nil
+	}
+	return upd
+}
+
+// writeStatus writes upd (statusPod of pod, the stored pod it was merged
+// from) as pod's status. A NewStatusWriter takes over upd: a status write
+// keeps the stored metadata and spec whatever it is given; a retry's pod
+// merges reported again. Other Writers are given pod's metadata and spec
+// shared, which they only read, with upd's status.
+func (m *Monitor) writeStatus(ctx context.Context, pod, upd *corev1.Pod, reported *corev1.PodStatus) error {
 	nw, ok := m.cfg.Writer.(NewStatusWriter)
 	if !ok {
-		upd := *pod // shares the cached pod's metadata and spec: the Writer only reads it
-		upd.Status = *next
-		_, err := m.cfg.Writer.UpdateStatus(ctx, &upd)
+		full := *pod // shares the cached pod's metadata and spec: the Writer only reads it
+		full.Status = upd.Status
+		_, err := m.cfg.Writer.UpdateStatus(ctx, &full)
 		return err
 	}
-	status := next
 	_, err := nw.UpdateStatusNew(ctx, func() api.Object {
-		if status == nil {
-			status = mergePodStatus(&pod.Status, want.status)
+		if upd == nil {
+			return statusPod(pod, reported) // not nil: pod's status and reported are as they were
 		}
-		upd := &corev1.Pod{TypeMeta: pod.TypeMeta, ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
-			UID: pod.UID, ResourceVersion: pod.ResourceVersion}, Status: *status}
-		status = nil // taken: another call merges afresh
-		return upd
+		taken := upd
+		upd = nil // taken: another call merges afresh
+		return taken
 	})
 	return err
 }
@@ -208,8 +218,18 @@ func (m *Monitor) reportedPod(ctx context.Context, key podKey, want *podState) (
 // never runs again: a report that would take it out of Succeeded or
 // Failed gives nil.
 func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
-	if terminal(stored.Phase) && !terminal(reported.Phase) {
+	out := new(corev1.PodStatus)
+	if !mergePodStatusInto(out, stored, reported) {
 		return nil
+	}
+	return out
+}
+
+// mergePodStatusInto is mergePodStatus made in out, a zero status; false
+// where mergePodStatus is nil.
+func mergePodStatusInto(out, stored, reported *corev1.PodStatus) bool {
+	if terminal(stored.Phase) && !terminal(reported.Phase) {
+		return false
 	}
 	kept := 0 // stored conditions the node does not report
 	for _, c := range stored.Conditions {
@@ -219,7 +239,7 @@ func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
 	}
 	bare := *reported
 	bare.Conditions = nil
-	out := bare.DeepCopy()
+	bare.DeepCopyInto(out)
 	if reported.Conditions != nil || kept > 0 {
 		// made once at its final size: reported's, then the kept ones
 		out.Conditions = make([]corev1.PodCondition, len(reported.Conditions), len(reported.Conditions)+kept)
@@ -236,7 +256,7 @@ func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
 		out.QOSClass = stored.QOSClass
 	}
 	out.NominatedNodeName = stored.NominatedNodeName
-	return out
+	return true
 }
 
 func terminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }

@@ -84,10 +84,10 @@ type PodReader interface {
 // reported) could be a stale read's mistake, so each is decided from the
 // datastore by the caller instead (reportedPod), as before.
 
-// cachedWrite is the cached pod and its merged status when the cache's
-// copy shows a write is due; nil when the datastore must decide. The pod
-// is the cache's: read only.
-func (m *Monitor) cachedWrite(key podKey, want *podState) (*corev1.Pod, *corev1.PodStatus) {
+// cachedWrite is the cached pod and the write of its merged status
+// (statusPod) when the cache's copy shows a write is due; nil when the
+// datastore must decide. The pod is the cache's: read only.
+func (m *Monitor) cachedWrite(key podKey, want *podState) (*corev1.Pod, *corev1.Pod) {
 	if m.cfg.Pods == nil {
 		return nil, nil
 	}
@@ -99,9 +99,9 @@ func (m *Monitor) cachedWrite(key podKey, want *podState) (*corev1.Pod, *corev1.
 	if !ok || string(pod.UID) != want.uid || pod.Spec.NodeName != want.node || pod.ResourceVersion == "" {
 		return nil, nil
 	}
-	next := mergePodStatus(&pod.Status, want.status)
-	if next == nil || podStatusEqual(next, &pod.Status) {
+	upd := statusPod(pod, want.status)
+	if upd == nil || podStatusEqual(&upd.Status, &pod.Status) {
 		return nil, nil
 	}
-	return pod, next
+	return pod, upd
 }

@@ -48,8 +48,8 @@ func (p *Publisher) dispatch(ev *datastore.Event) {
 		p.log.Error("cannot index event; nodes may miss it until they relist", "rev", ev.Revision, "key", ev.KV.Key, "err", err)
 		return
 	}
-	for _, name := range out.order {
-		p.deliver(p.node(name), ev.Revision, out.by[name], &enc)
+	for i, name := range out.order {
+		p.deliver(p.node(name), ev.Revision, out.lists[i], &enc)
 	}
 	for name, refs := range out.released {
 		if n := p.nodes[name]; n != nil {

@@ -62,8 +62,9 @@ type change struct {
 // view, in order per node.
 type fanout struct {
 	order []string
-	by    map[string][]change
-	slab  []change // backs each node's first change (add)
+	lists [][]change     // lists[i]: the changes to order[i]
+	at    map[string]int // node -> its place in order, past smallFanout nodes
+	slab  []change       // backs each node's first change (add)
 	// released: per node, referenced objects its pods stopped naming
 	// while the objects do not exist (no change to send: the node had
 	// their deletion already). A catch-up being built must still list
@@ -71,6 +72,11 @@ type fanout struct {
 	// that named them gone only now (catchup.go).
 	released map[string][]mqtt.ObjectRef
 }
+
+// smallFanout: up to this many nodes, a node's place is found by
+// scanning order. Most events reach one node (a pod's), and the map
+// they each made was most of what indexing them allocated.
+const smallFanout = 8
 
 func (f *fanout) release(node string, r mqtt.ObjectRef) {
 	if f.released == nil {
@@ -81,11 +87,28 @@ func (f *fanout) release(node string, r mqtt.ObjectRef) {
 
 // grow makes room for n more nodes' first changes at once.
 func (f *fanout) grow(n int) {
-	if f.by == nil {
-		f.by = make(map[string][]change, n)
-	}
 	f.order = slices.Grow(f.order, n)
+	f.lists = slices.Grow(f.lists, n)
 	f.slab = slices.Grow(f.slab, n)
+}
+
+// of is node's changes.
+func (f *fanout) of(node string) []change {
+	if i := f.place(node); i >= 0 {
+		return f.lists[i]
+	}
+	return nil
+}
+
+// place is node's place in order, or -1.
+func (f *fanout) place(node string) int {
+	if f.at != nil {
+		if i, ok := f.at[node]; ok {
+			return i
+		}
+		return -1
+	}
+	return slices.Index(f.order, node)
 }
 
 // add appends c to node's changes. A node's first change is cut from one
@@ -94,17 +117,23 @@ func (f *fanout) grow(n int) {
 // an event that reaches a thousand nodes once each made a thousand
 // one-element slices.
 func (f *fanout) add(node string, c change) {
-	if f.by == nil {
-		f.by = map[string][]change{}
-	}
-	if cs, ok := f.by[node]; ok {
-		f.by[node] = append(cs, c)
+	if i := f.place(node); i >= 0 {
+		f.lists[i] = append(f.lists[i], c)
 		return
 	}
 	f.order = append(f.order, node)
 	f.slab = append(f.slab, c)
 	n := len(f.slab)
-	f.by[node] = f.slab[n-1 : n : n]
+	f.lists = append(f.lists, f.slab[n-1:n:n])
+	switch {
+	case f.at != nil:
+		f.at[node] = len(f.order) - 1
+	case len(f.order) > smallFanout:
+		f.at = make(map[string]int, cap(f.order))
+		for i, name := range f.order {
+			f.at[name] = i
+		}
+	}
 }
 
 func newIndex() *index {

@@ -63,7 +63,7 @@ func (h *history) write(res, name, value string) []string {
 	}
 	var lines []string
 	for _, node := range out.order {
-		for _, c := range out.by[node] {
+		for _, c := range out.of(node) {
 			lines = append(lines, fmt.Sprintf("%s: %s %s/%s", node, c.typ, c.ref.Resource, c.ref.Name))
 		}
 	}

@@ -93,7 +93,7 @@ func BenchmarkPolicyScopePodChange(b *testing.B) {
 func changeBytes(b *testing.B, out *fanout) (bytes, nodes int) {
 	enc := encoder{}
 	for _, node := range out.order {
-		for _, c := range out.by[node] {
+		for _, c := range out.of(node) {
 			mc, err := enc.change(c)
 			if err != nil {
 				b.Fatal(err)

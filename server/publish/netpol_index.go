@@ -65,8 +65,8 @@ func (x *index) applyPolicyView(ref mqtt.ObjectRef, ev *datastore.Event, out *fa
 	if err != nil {
 		return err
 	}
-	for _, node := range more.order {
-		for _, c := range more.by[node] {
+	for i, node := range more.order {
+		for _, c := range more.lists[i] {
 			out.add(node, c)
 		}
 	}

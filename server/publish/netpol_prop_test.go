@@ -81,7 +81,8 @@ func (w *scopeWorld) feed(ref mqtt.ObjectRef, ev *datastore.Event) {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	for node, changes := range out.by {
+	for i, node := range out.order {
+		changes := out.lists[i]
 		if w.held[node] == nil {
 			w.held[node] = map[mqtt.ObjectRef]string{}
 		}

@@ -123,7 +123,7 @@ func indexEvent(t *testing.T, x *index, store datastore.Store, key string, rev i
 	}
 	var lines []string
 	for _, node := range out.order {
-		for _, c := range out.by[node] {
+		for _, c := range out.of(node) {
 			lines = append(lines, node+" "+string(c.typ)+" "+c.ref.String())
 		}
 	}

@@ -45,7 +45,7 @@ func (h *scopeHarness) apply(ref mqtt.ObjectRef, ev *datastore.Event) []string {
 	}
 	var lines []string
 	for _, node := range out.order {
-		for _, c := range out.by[node] {
+		for _, c := range out.of(node) {
 			lines = append(lines, node+" "+string(c.typ)+" "+c.ref.String())
 			if c.typ != mqtt.Deleted && c.ref.Resource == mqtt.ResourcePeerPods {
 				if _, err := mqtt.DecodePeerPod(c.kv.Value); err != nil {

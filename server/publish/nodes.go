@@ -26,12 +26,16 @@ import (
 // overlay (its heartbeat sets mqtt.AnnotationNodeIP) and so wants every
 // Node. Agents that route nothing (--network-backend none, hollow agents)
 // are sent none: a join storm of N such nodes costs nothing instead of N².
+// The Node is read with scanRouteNode, or decoded when it cannot read it.
 func routeValue(kv *datastore.KeyValue) (out *datastore.KeyValue, routed bool, err error) {
-	var n corev1.Node
-	if err := json.Unmarshal(kv.Value, &n); err != nil {
-		return nil, false, fmt.Errorf("stored node %s: %w", kv.Key, err)
+	n, ok := scanRouteNode(kv.Value)
+	if !ok {
+		n = &corev1.Node{}
+		if err := json.Unmarshal(kv.Value, n); err != nil {
+			return nil, false, fmt.Errorf("stored node %s: %w", kv.Key, err)
+		}
 	}
-	b, err := mqtt.EncodeRouteNode(&n)
+	b, err := mqtt.EncodeRouteNode(n)
 	if err != nil {
 		return nil, false, fmt.Errorf("stored node %s: %w", kv.Key, err)
 	}

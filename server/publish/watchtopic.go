@@ -10,12 +10,19 @@ import (
 // encoder turns stored values into object JSON with resourceVersion set,
 // once per value for all the messages one event produces.
 type encoder struct {
-	objs    map[*datastore.KeyValue][]byte
-	changes map[change][][]byte // each change's JSON, shared by every node it goes to
+	objs map[*datastore.KeyValue][]byte
+	// each change's JSON, shared by every node it goes to: the first
+	// change's in first, the others' in changes (most events make one)
+	first     change
+	firstJSON [][]byte
+	changes   map[change][][]byte
 }
 
 // changeJSON is c encoded for EncodeStoredEventParts, once per event.
 func (e *encoder) changeJSON(c change) ([][]byte, error) {
+	if e.firstJSON != nil && e.first == c {
+		return e.firstJSON, nil
+	}
 	if b, ok := e.changes[c]; ok {
 		return b, nil
 	}
@@ -23,10 +30,14 @@ func (e *encoder) changeJSON(c change) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.changes == nil {
-		e.changes = map[change][][]byte{}
+	switch {
+	case e.firstJSON == nil:
+		e.first, e.firstJSON = c, b
+	case e.changes == nil:
+		e.changes = map[change][][]byte{c: b}
+	default:
+		e.changes[c] = b
 	}
-	e.changes[c] = b
 	return b, nil
 }
 
