@@ -29,7 +29,9 @@ func validateContainers(list []corev1.Container, p *field.Path, vols, names sets
 		case names.Has(c.Name):
 			errs = append(errs, field.Duplicate(cp.name, c.Name))
 		default:
-			errs = append(errs, invalidEach(cp.name, c.Name, validation.IsDNS1123Label(c.Name))...)
+			if msgs := dns1123LabelProblems(c.Name); msgs != nil {
+				errs = append(errs, invalidEach(cp.name, c.Name, msgs)...)
+			}
 		}
 		names.Insert(c.Name)
 		errs = append(errs, validateImage(c.Image, cp.image)...)
@@ -186,6 +188,9 @@ func qualifiedNameProblems(name string) []string {
 	switch name {
 	case string(corev1.ResourceCPU), string(corev1.ResourceMemory), string(corev1.ResourceEphemeralStorage),
 		string(corev1.ResourceStorage), corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable:
+		return nil
+	}
+	if isQualifiedName(name) {
 		return nil
 	}
 	return validation.IsQualifiedName(name)

@@ -23,7 +23,9 @@ func validateVolumes(vols []corev1.Volume, p *field.Path) (sets.Set[string], fie
 		case names.Has(v.Name):
 			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
 		default:
-			errs = append(errs, invalidEach(vp.Child("name"), v.Name, validation.IsDNS1123Label(v.Name))...)
+			if msgs := dns1123LabelProblems(v.Name); msgs != nil {
+				errs = append(errs, invalidEach(vp.Child("name"), v.Name, msgs)...)
+			}
 		}
 		names.Insert(v.Name)
 		switch volumeSourceCount(&v.VolumeSource) {
