@@ -2,8 +2,10 @@ package registry
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -51,11 +53,47 @@ func (r *Registry) listFromCache(ctx context.Context, res *api.Resource, ns stri
 	return out, out != nil
 }
 
-// awaitCache waits, at most cacheWait, until the cache holds revision want.
+// awaitCache waits, at most cacheWait (and at most cacheWaitShared more),
+// until the cache holds revision want.
 func (r *Registry) awaitCache(ctx context.Context, want int64) bool {
-	wctx, cancel := context.WithTimeout(ctx, cacheWait)
-	defer cancel()
-	return r.cache.WaitForRevision(wctx, want) == nil
+	return r.cache.WaitForRevision(r.waitBound.bounded(ctx), want) == nil
+}
+
+// cacheWaitShared is how long one bounded context serves the waits of
+// one caller's context: each wait is bounded by cacheWait to
+// cacheWait+cacheWaitShared.
+const cacheWaitShared = time.Second
+
+// waitBound hands out contexts ending a cache wait: the last one made,
+// shared by the waits under the same context (a controller's creates)
+// while its deadline is at least cacheWait away. A context with a
+// timeout of its own for every wait cost five allocations per admitted
+// write. A replaced one ends at its deadline, or with its parent.
+type waitBound struct {
+	last atomic.Pointer[boundCtx]
+}
+
+type boundCtx struct {
+	parent   context.Context
+	ctx      context.Context
+	deadline time.Time
+}
+
+// bounded is parent, ended at least cacheWait from now.
+func (w *waitBound) bounded(parent context.Context) context.Context {
+	now := time.Now()
+	if b := w.last.Load(); b != nil && b.parent == parent && !now.Add(cacheWait).After(b.deadline) {
+		return b.ctx
+	}
+	deadline := now.Add(cacheWait + cacheWaitShared)
+	ctx, cancel := context.WithDeadline(parent, deadline)
+	_ = cancel // the deadline (or the parent) cancels it: others may be waiting under it
+	b := &boundCtx{ctx: ctx, deadline: deadline}
+	if reflect.TypeOf(parent).Comparable() { // == on another kind panics
+		b.parent = parent
+	}
+	w.last.Store(b)
+	return ctx
 }
 
 // selectCached picks the objects passing lo's selectors, in key order (as
