@@ -7,7 +7,8 @@ package admission
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,11 +116,14 @@ func (p *Quota) quotas(ctx context.Context, ns string, rev int64) ([]*corev1.Res
 	if err != nil {
 		return nil, fmt.Errorf("list resource quotas: %w", err)
 	}
+	if len(l.Items) == 0 { // most namespaces
+		return nil, nil
+	}
 	out := make([]*corev1.ResourceQuota, 0, len(l.Items))
 	for _, o := range l.Items {
 		out = append(out, o.(*corev1.ResourceQuota))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b *corev1.ResourceQuota) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

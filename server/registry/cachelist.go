@@ -113,7 +113,7 @@ func selectCached(inf *informer.Informer, res *api.Resource, ns string, lo *List
 	default:
 		cand = inf.List("", nil)
 	}
-	out := cand[:0:0]
+	out := cand[:0] // in place: ByIndex and List make a new slice for every call
 	for _, o := range cand {
 		if (ns == "" || o.GetNamespace() == ns) && lo.Selects(res, o) {
 			out = append(out, o)
