@@ -112,15 +112,15 @@ func (p *Quota) namespace(ns string) *nsQuota {
 // quotas lists ns's ResourceQuotas by name, no older than revision rev
 // (only their hard limits are read; the usage is counted afresh by used).
 func (p *Quota) quotas(ctx context.Context, ns string, rev int64) ([]*corev1.ResourceQuota, error) {
-	l, err := p.reg.List(ctx, quotasResource, ns, registry.ListOptions{ResourceVersion: rev})
+	items, err := p.reg.ListItems(ctx, quotasResource, ns, registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list resource quotas: %w", err)
 	}
-	if len(l.Items) == 0 { // most namespaces
+	if len(items) == 0 { // most namespaces
 		return nil, nil
 	}
-	out := make([]*corev1.ResourceQuota, 0, len(l.Items))
-	for _, o := range l.Items {
+	out := make([]*corev1.ResourceQuota, 0, len(items))
+	for _, o := range items {
 		out = append(out, o.(*corev1.ResourceQuota))
 	}
 	slices.SortFunc(out, func(a, b *corev1.ResourceQuota) int { return strings.Compare(a.Name, b.Name) })

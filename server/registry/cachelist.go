@@ -24,33 +24,42 @@ const cacheWait = 3 * time.Second
 // for). Pages, exact revisions and lists longer than their limit are left
 // to the datastore (ok false). The objects are the cache's: read-only.
 func (r *Registry) listFromCache(ctx context.Context, res *api.Resource, ns string, lo *ListOptions) (*List, bool) {
-	if r.cache == nil || lo.Continue != "" || lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
+	items, rev, ok := r.itemsFromCache(ctx, res, ns, lo)
+	if !ok {
 		return nil, false
+	}
+	return &List{Items: items, ResourceVersion: FormatResourceVersion(rev)}, true
+}
+
+// itemsFromCache is listFromCache's items and the revision they are at.
+func (r *Registry) itemsFromCache(ctx context.Context, res *api.Resource, ns string, lo *ListOptions) (items []api.Object, rev int64, ok bool) {
+	if r.cache == nil || lo.Continue != "" || lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
+		return nil, 0, false
 	}
 	inf, ok := r.cache.Serves(res)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	want := lo.ResourceVersion
 	if want == 0 {
 		cur, err := r.store.CurrentRevision(ctx)
 		if err != nil {
-			return nil, false
+			return nil, 0, false
 		}
 		want = cur
 	}
 	if r.cache.Revision() < want && !r.awaitCache(ctx, want) {
-		return nil, false
+		return nil, 0, false
 	}
-	var out *List
-	r.cache.Read(func(rev int64) {
-		items := selectCached(inf, res, ns, lo)
-		if lo.Limit > 0 && int64(len(items)) > lo.Limit {
-			return
-		}
-		out = &List{Items: items, ResourceVersion: FormatResourceVersion(rev)}
+	ok = false
+	r.cache.Read(func(at int64) {
+		items, rev = selectCached(inf, res, ns, lo), at
+		ok = lo.Limit <= 0 || int64(len(items)) <= lo.Limit
 	})
-	return out, out != nil
+	if !ok {
+		return nil, 0, false
+	}
+	return items, rev, true
 }
 
 // awaitCache waits, at most cacheWait (and at most cacheWaitShared more),
