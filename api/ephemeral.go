@@ -6,7 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -75,10 +74,10 @@ func ephemeralKept(now, old []corev1.EphemeralContainer) field.ErrorList {
 // the pod's volumes) plus the fields only an ephemeral one has or lacks.
 func validateEphemeralContainers(s *corev1.PodSpec) field.ErrorList {
 	vols, _ := validateVolumes(s.Volumes, specPath.Child("volumes"))
-	names, targets := sets.New[string](), sets.New[string]()
+	names, targets := &nameSet{}, &nameSet{}
 	for _, c := range append(append([]corev1.Container{}, s.InitContainers...), s.Containers...) {
-		names.Insert(c.Name)
-		targets.Insert(c.Name)
+		names.insert(c.Name)
+		targets.insert(c.Name)
 	}
 	list := make([]corev1.Container, len(s.EphemeralContainers))
 	for i := range s.EphemeralContainers {
@@ -88,7 +87,7 @@ func validateEphemeralContainers(s *corev1.PodSpec) field.ErrorList {
 	for i := range s.EphemeralContainers {
 		ec, p := &s.EphemeralContainers[i], ephemeralPath.Index(i)
 		errs = append(errs, ephemeralForbidden(EphemeralContainer(ec), p)...)
-		if t := ec.TargetContainerName; t != "" && !targets.Has(t) {
+		if t := ec.TargetContainerName; t != "" && !targets.has(t) {
 			errs = append(errs, field.NotFound(p.Child("targetContainerName"), t))
 		}
 	}

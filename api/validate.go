@@ -58,6 +58,9 @@ func nameFunc(r *Resource, obj Object) apivalidation.ValidateNameFunc {
 }
 
 func validateMeta(r *Resource, obj Object) field.ErrorList {
+	if metaValid(r, obj) {
+		return nil
+	}
 	return apivalidation.ValidateObjectMetaAccessor(obj, r.Namespaced, nameFunc(r, obj), metadataPath)
 }
 

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -19,19 +18,21 @@ var (
 
 // validateContainers checks a container list; names collects container names
 // across init and regular containers so duplicates between them are caught.
-func validateContainers(list []corev1.Container, p *field.Path, vols, names sets.Set[string]) field.ErrorList {
+func validateContainers(list []corev1.Container, p *field.Path, vols, names *nameSet) field.ErrorList {
 	var errs field.ErrorList
 	for i := range list {
 		c, cp := &list[i], containerPathsAt(p, i)
 		switch {
 		case c.Name == "":
 			errs = append(errs, field.Required(cp.name, ""))
-		case names.Has(c.Name):
+		case names.has(c.Name):
 			errs = append(errs, field.Duplicate(cp.name, c.Name))
 		default:
-			errs = append(errs, invalidEach(cp.name, c.Name, validation.IsDNS1123Label(c.Name))...)
+			if msgs := dns1123LabelProblems(c.Name); msgs != nil {
+				errs = append(errs, invalidEach(cp.name, c.Name, msgs)...)
+			}
 		}
-		names.Insert(c.Name)
+		names.insert(c.Name)
 		errs = append(errs, validateImage(c.Image, cp.image)...)
 		errs = append(errs, oneOf(c.ImagePullPolicy, pullPolicies, cp.imagePullPolicy)...)
 		errs = append(errs, oneOf(c.TerminationMessagePolicy, messagePolicies, cp.terminationMessagePolicy)...)
@@ -60,15 +61,15 @@ func validateImage(image string, p *field.Path) field.ErrorList {
 
 func validatePorts(ports []corev1.ContainerPort, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	names := sets.New[string]()
+	var names nameSet
 	for i, port := range ports {
 		pp := p.Index(i)
 		if port.Name != "" {
 			errs = append(errs, invalidEach(pp.Child("name"), port.Name, validation.IsValidPortName(port.Name))...)
-			if names.Has(port.Name) {
+			if names.has(port.Name) {
 				errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
 			}
-			names.Insert(port.Name)
+			names.insert(port.Name)
 		}
 		if port.ContainerPort == 0 {
 			errs = append(errs, field.Required(pp.Child("containerPort"), ""))
@@ -186,6 +187,9 @@ func qualifiedNameProblems(name string) []string {
 	switch name {
 	case string(corev1.ResourceCPU), string(corev1.ResourceMemory), string(corev1.ResourceEphemeralStorage),
 		string(corev1.ResourceStorage), corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable:
+		return nil
+	}
+	if isQualifiedName(name) {
 		return nil
 	}
 	return validation.IsQualifiedName(name)

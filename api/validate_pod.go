@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -24,7 +23,7 @@ var (
 func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 	ps := podSpecPathsAt(p)
 	vols, errs := validateVolumes(s.Volumes, ps.volumes)
-	names := sets.New[string]()
+	names := &nameSet{}
 	errs = append(errs, validateContainers(s.InitContainers, ps.initContainers, vols, names)...)
 	if len(s.Containers) == 0 {
 		errs = append(errs, field.Required(ps.containers, ""))

@@ -5,27 +5,28 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // validateVolumes checks pod volumes and returns the set of their names for
 // the volume mount checks.
-func validateVolumes(vols []corev1.Volume, p *field.Path) (sets.Set[string], field.ErrorList) {
+func validateVolumes(vols []corev1.Volume, p *field.Path) (*nameSet, field.ErrorList) {
 	var errs field.ErrorList
-	names := sets.New[string]()
+	names := &nameSet{}
 	for i := range vols {
 		v, vp := &vols[i], p.Index(i)
 		switch {
 		case v.Name == "":
 			errs = append(errs, field.Required(vp.Child("name"), ""))
-		case names.Has(v.Name):
+		case names.has(v.Name):
 			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
 		default:
-			errs = append(errs, invalidEach(vp.Child("name"), v.Name, validation.IsDNS1123Label(v.Name))...)
+			if msgs := dns1123LabelProblems(v.Name); msgs != nil {
+				errs = append(errs, invalidEach(vp.Child("name"), v.Name, msgs)...)
+			}
 		}
-		names.Insert(v.Name)
+		names.insert(v.Name)
 		switch volumeSourceCount(&v.VolumeSource) {
 		case 0:
 			errs = append(errs, field.Required(vp, "must specify a volume type"))
@@ -106,23 +107,23 @@ func validateRelativePath(s string, p *field.Path) field.ErrorList {
 }
 
 // validateMounts checks that mounts name existing volumes at unique paths.
-func validateMounts(mounts []corev1.VolumeMount, p *field.Path, vols sets.Set[string]) field.ErrorList {
+func validateMounts(mounts []corev1.VolumeMount, p *field.Path, vols *nameSet) field.ErrorList {
 	var errs field.ErrorList
-	paths := sets.New[string]()
+	var paths nameSet
 	for i, m := range mounts {
 		mp := p.Index(i)
 		if m.Name == "" {
 			errs = append(errs, field.Required(mp.Child("name"), ""))
-		} else if !vols.Has(m.Name) {
+		} else if !vols.has(m.Name) {
 			errs = append(errs, field.NotFound(mp.Child("name"), m.Name))
 		}
 		switch {
 		case m.MountPath == "":
 			errs = append(errs, field.Required(mp.Child("mountPath"), ""))
-		case paths.Has(m.MountPath):
+		case paths.has(m.MountPath):
 			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be unique"))
 		}
-		paths.Insert(m.MountPath)
+		paths.insert(m.MountPath)
 		if m.SubPath != "" && (path.IsAbs(m.SubPath) || strings.Contains(m.SubPath, "..")) {
 			errs = append(errs, field.Invalid(mp.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
 		}

@@ -160,3 +160,22 @@ func BenchmarkCreateConfigMapsParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCreatePodDryRun is the admission of a ReplicaSet's pod with
+// the policy plugins (no policy objects): defaults, validation and the
+// plugins' reads of the shared cache, without the store write.
+func BenchmarkCreatePodDryRun(b *testing.B) {
+	reg := benchRegistry(b, true)
+	ctx, isController := context.Background(), true
+	b.ReportAllocs()
+	for range b.N {
+		p := pod("", "requests.cpu", "10m", "requests.memory", "16Mi")
+		p.GenerateName = "web-7d4b9c-"
+		p.Labels = map[string]string{"app": "web", "pod-template-hash": "7d4b9c"}
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-7d4b9c",
+			UID: "4c1e8a52-0b8e-4a43-9d53-1f0c8a9e2b11", Controller: &isController}}
+		if _, err := reg.CreateNew(ctx, podsRes, "default", p, nil, registry.WriteOptions{DryRun: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -42,15 +42,15 @@ func (p *LimitRange) Admit(ctx context.Context, a *registry.Attributes) (func(bo
 	default:
 		return nil, nil
 	}
-	l, err := p.reg.List(ctx, limitRangesResource, a.Object.GetNamespace(), registry.ListOptions{ResourceVersion: a.Revision})
+	items, err := p.reg.ListItems(ctx, limitRangesResource, a.Object.GetNamespace(), registry.ListOptions{ResourceVersion: a.Revision})
 	if err != nil {
 		return nil, fmt.Errorf("list limit ranges: %w", err)
 	}
-	if len(l.Items) == 0 {
+	if len(items) == 0 {
 		return nil, nil
 	}
 	var errs []error
-	for _, o := range l.Items {
+	for _, o := range items {
 		lr := o.(*corev1.LimitRange)
 		switch obj := a.Object.(type) {
 		case *corev1.Pod:

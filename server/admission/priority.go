@@ -110,12 +110,12 @@ func policyOf(pc *schedulingv1.PriorityClass) corev1.PreemptionPolicy {
 // should two ever be), or nil, read no older than revision rev (0: the
 // store's current one).
 func (p *Priority) globalDefault(ctx context.Context, rev int64) (*schedulingv1.PriorityClass, error) {
-	l, err := p.reg.List(ctx, priorityClassesResource, "", registry.ListOptions{ResourceVersion: rev})
+	items, err := p.reg.ListItems(ctx, priorityClassesResource, "", registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list priority classes: %w", err)
 	}
 	var def *schedulingv1.PriorityClass
-	for _, o := range l.Items {
+	for _, o := range items {
 		pc := o.(*schedulingv1.PriorityClass)
 		if pc.GlobalDefault && (def == nil || pc.Value < def.Value) {
 			def = pc

@@ -7,7 +7,8 @@ package admission
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,15 +112,18 @@ func (p *Quota) namespace(ns string) *nsQuota {
 // quotas lists ns's ResourceQuotas by name, no older than revision rev
 // (only their hard limits are read; the usage is counted afresh by used).
 func (p *Quota) quotas(ctx context.Context, ns string, rev int64) ([]*corev1.ResourceQuota, error) {
-	l, err := p.reg.List(ctx, quotasResource, ns, registry.ListOptions{ResourceVersion: rev})
+	items, err := p.reg.ListItems(ctx, quotasResource, ns, registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list resource quotas: %w", err)
 	}
-	out := make([]*corev1.ResourceQuota, 0, len(l.Items))
-	for _, o := range l.Items {
+	if len(items) == 0 { // most namespaces
+		return nil, nil
+	}
+	out := make([]*corev1.ResourceQuota, 0, len(items))
+	for _, o := range items {
 		out = append(out, o.(*corev1.ResourceQuota))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b *corev1.ResourceQuota) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

@@ -27,6 +27,25 @@ func (r *Registry) List(ctx context.Context, res *api.Resource, ns string, lo Li
 	if l, ok := r.listFromCache(ctx, res, ns, &lo); ok {
 		return l, nil
 	}
+	return r.listStored(ctx, res, ns, &lo)
+}
+
+// ListItems is List's items alone, for admission's reads of policy
+// objects on every create: from the shared cache it makes neither a List
+// nor its resourceVersion. The objects are the cache's: read-only.
+func (r *Registry) ListItems(ctx context.Context, res *api.Resource, ns string, lo ListOptions) ([]api.Object, error) {
+	if items, _, ok := r.itemsFromCache(ctx, res, ns, &lo); ok {
+		return items, nil
+	}
+	l, err := r.listStored(ctx, res, ns, &lo)
+	if err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// listStored is List read from the datastore.
+func (r *Registry) listStored(ctx context.Context, res *api.Resource, ns string, lo *ListOptions) (*List, error) {
 	opts := datastore.ListOptions{Limit: lo.Limit, Continue: lo.Continue}
 	if lo.ResourceVersionMatch == string(metav1.ResourceVersionMatchExact) {
 		opts.Revision = lo.ResourceVersion
@@ -35,12 +54,12 @@ func (r *Registry) List(ctx context.Context, res *api.Resource, ns string, lo Li
 	for first := true; ; first = false {
 		page, err := r.store.List(ctx, res.Prefix(ns), opts)
 		if err != nil {
-			return nil, r.listError(ctx, err, &lo)
+			return nil, r.listError(ctx, err, lo)
 		}
 		if first && lo.ResourceVersion > page.Revision {
 			return nil, TooLargeResourceVersion(lo.ResourceVersion, page.Revision)
 		}
-		if out.Items, err = appendSelected(out.Items, res, page.Items, &lo); err != nil {
+		if out.Items, err = appendSelected(out.Items, res, page.Items, lo); err != nil {
 			return nil, err
 		}
 		if page.Continue == "" || lo.Limit == 0 || int64(len(out.Items)) >= lo.Limit {

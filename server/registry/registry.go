@@ -55,6 +55,8 @@ type Registry struct {
 	maxBytes int64
 	kinds    *Kinds
 	cache    *informer.Cache
+	// waitBound bounds the waits for the cache (awaitCache).
+	waitBound waitBound
 	// sums fingerprints what this registry wrote, for mutateCached.
 	sums *writeSums
 
