@@ -153,3 +153,22 @@ func BenchmarkWatchEvent(b *testing.B) {
 		s.pods.Upsert("default/web-0", kv)
 	}
 }
+
+// BenchmarkPodUpsert times the pod handler alone on a bound pod's new
+// versions (a status change each time), the decode left out.
+func BenchmarkPodUpsert(b *testing.B) {
+	s := newIdleScheduler(b)
+	for _, n := range benchCluster(100) {
+		s.cache.setNode(n)
+	}
+	versions := make([]*corev1.Pod, 2)
+	for i := range versions {
+		versions[i] = makePod("default", "web-0", owned("web"), podImage("nginx:1.27"), podReq("10m", "16Mi"), podOn("node-00001"))
+		versions[i].Status.Phase = []corev1.PodPhase{corev1.PodPending, corev1.PodRunning}[i]
+	}
+	h := podHandler{s}
+	b.ReportAllocs()
+	for i := range b.N {
+		h.upsert(versions[i%2])
+	}
+}

@@ -83,6 +83,17 @@ func schedulingChanged(old, cur *podInfo) bool {
 	return !maps.Equal(old.pod.Labels, cur.pod.Labels) || !equality.Semantic.DeepEqual(old.pod.Spec, cur.pod.Spec)
 }
 
+// infoOf is the latest podInfo of the queued pod under key
+// (namespace/name), or nil.
+func (q *queue) infoOf(key []byte) *podInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if qp, ok := q.items[string(key)]; ok {
+		return qp.info
+	}
+	return nil
+}
+
 // delete forgets a pod: deleted, bound, or no longer ours.
 func (q *queue) delete(key string) {
 	q.mu.Lock()
