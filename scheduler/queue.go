@@ -80,7 +80,11 @@ func (q *queue) add(p *podInfo) {
 // schedulingChanged reports whether a new version of a pod could be
 // scheduled differently: its spec or its labels changed (not its status).
 func schedulingChanged(old, cur *podInfo) bool {
-	return !maps.Equal(old.pod.Labels, cur.pod.Labels) || !equality.Semantic.DeepEqual(old.pod.Spec, cur.pod.Spec)
+	if old.pod == cur.pod {
+		return false
+	}
+	// Pointers to the specs: passed as values, both would be copied to the heap.
+	return !maps.Equal(old.pod.Labels, cur.pod.Labels) || !equality.Semantic.DeepEqual(&old.pod.Spec, &cur.pod.Spec)
 }
 
 // infoOf is the latest podInfo of the queued pod under key
