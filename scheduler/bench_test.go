@@ -172,3 +172,24 @@ func BenchmarkPodUpsert(b *testing.B) {
 		h.upsert(versions[i%2])
 	}
 }
+
+// BenchmarkPodInfo compares deriving a bound version's podInfo afresh
+// with reusing the previous version's derivations (podInfoFor).
+func BenchmarkPodInfo(b *testing.B) {
+	prev := makePod("default", "web-0", owned("web"), podImage("nginx:1.27"), podReq("10m", "16Mi"))
+	bound := prev.DeepCopy()
+	bound.Spec.NodeName = "node-00001"
+	info := newPodInfo(prev)
+	b.Run("derive", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			newPodInfo(bound)
+		}
+	})
+	b.Run("reuse", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			podInfoFor(info, bound)
+		}
+	})
+}
