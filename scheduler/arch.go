@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unique"
 )
@@ -22,10 +23,12 @@ func (archFilter) filter(c *cycle, n *nodeInfo) []string {
 
 // archRule is what a pod's images allow, resolved once per cycle.
 type archRule struct {
-	images    []imagePlatforms // the pod's images whose platforms are known
-	memo      []archVerdict    // verdicts per node platform seen this cycle
-	reason    []string
-	reasonSet bool
+	images []imagePlatforms // the pod's images whose platforms are known
+	memo   []archVerdict    // verdicts per node platform seen this cycle
+	// reason words the rejection for the images in reasonOf (copies):
+	// kept across cycles, as pods of one app ask the same.
+	reason   []string
+	reasonOf []imagePlatforms
 }
 
 type imagePlatforms struct {
@@ -41,7 +44,7 @@ type archVerdict struct {
 // resolve looks up the platforms of the pod's images: first in the nodes'
 // annotations (the snapshot's index), then in the extra source.
 func (r *archRule) resolve(p *podInfo, s *snapshot, extra ImagePlatforms) {
-	r.images, r.memo, r.reason, r.reasonSet = r.images[:0], r.memo[:0], nil, false
+	r.images, r.memo = r.images[:0], r.memo[:0]
 	for _, img := range p.images {
 		if list, ok := s.imagePlatforms(img); ok {
 			r.images = append(r.images, imagePlatforms{ref: img, platforms: list})
@@ -126,13 +129,18 @@ func anyRunsOn(images []platform, node platform) bool {
 	return false
 }
 
-// why words the rejection. It depends on the pod only, so every rejected
-// node counts under the same reason.
+// why words the rejection. It depends on the pod's images only, so every
+// rejected node counts under the same reason, and a pod with the same
+// images as the one before gets the same words without their being
+// formatted again.
 func (r *archRule) why() []string {
-	if r.reasonSet {
+	if r.reason != nil && sameImagePlatforms(r.reasonOf, r.images) {
 		return r.reason
 	}
-	r.reasonSet = true
+	r.reasonOf = r.reasonOf[:0]
+	for _, img := range r.images {
+		r.reasonOf = append(r.reasonOf, imagePlatforms{ref: img.ref, platforms: slices.Clone(img.platforms)})
+	}
 	if len(r.images) == 1 {
 		r.reason = []string{fmt.Sprintf("node(s) didn't match the image's architecture (image supports %s)",
 			platformList(r.images[0].platforms))}
@@ -144,6 +152,12 @@ func (r *archRule) why() []string {
 	}
 	r.reason = []string{fmt.Sprintf("node(s) didn't match the images' architectures (%s)", strings.Join(parts, "; "))}
 	return r.reason
+}
+
+func sameImagePlatforms(a, b []imagePlatforms) bool {
+	return slices.EqualFunc(a, b, func(x, y imagePlatforms) bool {
+		return x.ref == y.ref && slices.Equal(x.platforms, y.platforms)
+	})
 }
 
 func platformList(list []platform) string {

@@ -151,3 +151,36 @@ func TestPlatformIndexFollowsNodes(t *testing.T) {
 		t.Errorf("after the annotations went: got %v, want unknown", got)
 	}
 }
+
+// TestArchReasonFollowsPlatformChanges: the rejection's words are kept
+// from one cycle to the next only while the image's platforms stay the
+// same; a node reporting another platform changes them.
+func TestArchReasonFollowsPlatformChanges(t *testing.T) {
+	// The index's list of nginx's platforms is rewritten in place when
+	// zero's changes: the kept words must not be compared with it.
+	e := newEnv(t, []*corev1.Node{platformNode("pi3", "arm/v7", `{"nginx": ["linux/amd64"]}`),
+		platformNode("zero", "arm/v7", `{"nginx": ["linux/arm64"]}`)})
+	reason := func() string {
+		t.Helper()
+		_, err := e.schedule(makePod("default", "p"))
+		fe, ok := err.(*FitError)
+		if !ok || len(fe.Reasons) != 1 {
+			t.Fatalf("got %v, want a FitError with one reason", err)
+		}
+		for r := range fe.Reasons {
+			return r
+		}
+		return ""
+	}
+	want := "node(s) didn't match the image's architecture (image supports linux/amd64, linux/arm64)"
+	for range 2 {
+		if got := reason(); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+	e.cache.setNode(platformNode("zero", "arm/v7", `{"nginx": ["linux/s390x"]}`))
+	want = "node(s) didn't match the image's architecture (image supports linux/amd64, linux/s390x)"
+	if got := reason(); got != want {
+		t.Errorf("after the annotation changed: got %q, want %q", got, want)
+	}
+}

@@ -153,3 +153,43 @@ func BenchmarkWatchEvent(b *testing.B) {
 		s.pods.Upsert("default/web-0", kv)
 	}
 }
+
+// BenchmarkPodUpsert times the pod handler alone on a bound pod's new
+// versions (a status change each time), the decode left out.
+func BenchmarkPodUpsert(b *testing.B) {
+	s := newIdleScheduler(b)
+	for _, n := range benchCluster(100) {
+		s.cache.setNode(n)
+	}
+	versions := make([]*corev1.Pod, 2)
+	for i := range versions {
+		versions[i] = makePod("default", "web-0", owned("web"), podImage("nginx:1.27"), podReq("10m", "16Mi"), podOn("node-00001"))
+		versions[i].Status.Phase = []corev1.PodPhase{corev1.PodPending, corev1.PodRunning}[i]
+	}
+	h := podHandler{s}
+	b.ReportAllocs()
+	for i := range b.N {
+		h.upsert(versions[i%2])
+	}
+}
+
+// BenchmarkPodInfo compares deriving a bound version's podInfo afresh
+// with reusing the previous version's derivations (podInfoFor).
+func BenchmarkPodInfo(b *testing.B) {
+	prev := makePod("default", "web-0", owned("web"), podImage("nginx:1.27"), podReq("10m", "16Mi"))
+	bound := prev.DeepCopy()
+	bound.Spec.NodeName = "node-00001"
+	info := newPodInfo(prev)
+	b.Run("derive", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			newPodInfo(bound)
+		}
+	})
+	b.Run("reuse", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			podInfoFor(info, bound)
+		}
+	})
+}

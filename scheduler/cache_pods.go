@@ -101,3 +101,13 @@ func (c *cache) resync(s *snapshot) {
 	}
 	s.rebuildList()
 }
+
+// infoOf is the podInfo counted under key (namespace/name), or nil.
+func (c *cache) infoOf(key []byte) *podInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.pods[string(key)]; ok {
+		return st.info
+	}
+	return nil
+}

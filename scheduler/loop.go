@@ -119,7 +119,8 @@ func (h podHandler) upsert(obj api.Object) {
 	if !ok {
 		return
 	}
-	s, info := h.s, newPodInfo(pod)
+	s := h.s
+	info := podInfoFor(s.previous(pod), pod)
 	switch {
 	case pod.Spec.NodeName != "":
 		s.queue.delete(info.key)
@@ -141,4 +142,17 @@ func (h podHandler) remove(key string) {
 	if h.s.cache.removePod(key) {
 		h.s.queue.moveAll()
 	}
+}
+
+// previous is the podInfo of the version of pod the scheduler holds, in
+// the cache (counted on a node) or else in the queue; nil when it holds
+// none. The key is built on the stack: most versions find one, and reuse
+// it (podInfoFor).
+func (s *Scheduler) previous(pod *corev1.Pod) *podInfo {
+	var buf [128]byte
+	key := append(append(append(buf[:0], pod.Namespace...), '/'), pod.Name...)
+	if p := s.cache.infoOf(key); p != nil {
+		return p
+	}
+	return s.queue.infoOf(key)
 }

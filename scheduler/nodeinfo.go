@@ -17,10 +17,40 @@ type nodeInfo struct {
 	spread    map[string]int32
 	pods      []*podInfo
 	antiPods  int // counted pods with required anti-affinity
+	// shared marks ports, pods and spread that a clone may share: they
+	// are copied before they are changed in place. Appending needs no
+	// copy: a clone's slices end at their length (clone).
+	shared sharedParts
 }
 
 func newNodeInfo(static *nodeStatic) *nodeInfo {
 	return &nodeInfo{nodeStatic: static, spread: map[string]int32{}}
+}
+
+// sharedParts says which of a nodeInfo's slices and maps a clone may share.
+type sharedParts uint8
+
+const (
+	sharedPorts sharedParts = 1 << iota
+	sharedPods
+	sharedSpread
+	sharedAll = sharedPorts | sharedPods | sharedSpread
+)
+
+// own makes the parts about to change in place n's own, copying those a
+// clone may share.
+func (n *nodeInfo) own(parts sharedParts) {
+	parts &= n.shared
+	if parts&sharedPorts != 0 {
+		n.ports = slices.Clone(n.ports)
+	}
+	if parts&sharedPods != 0 {
+		n.pods = slices.Clone(n.pods)
+	}
+	if parts&sharedSpread != 0 {
+		n.spread = maps.Clone(n.spread)
+	}
+	n.shared &^= parts
 }
 
 // podCount is the number of pods counted on the node.
@@ -33,6 +63,7 @@ func (n *nodeInfo) addPod(p *podInfo) {
 	n.nonZero.add(p.nonZero)
 	n.ports = append(n.ports, p.ports...)
 	if p.spreadKey != "" {
+		n.own(sharedSpread)
 		n.spread[p.spreadKey]++
 	}
 	if len(p.anti) > 0 {
@@ -48,6 +79,7 @@ func (n *nodeInfo) removePod(p *podInfo) bool {
 		return false
 	}
 	old := n.pods[i]
+	n.own(partsOf(old))
 	n.pods = slices.Delete(n.pods, i, i+1)
 	n.requested.sub(old.req)
 	n.nonZero.sub(old.nonZero)
@@ -67,6 +99,19 @@ func (n *nodeInfo) removePod(p *podInfo) bool {
 	return true
 }
 
+// partsOf is what counting p changes in place: the pods, and the ports
+// and the spread counts if it has any.
+func partsOf(p *podInfo) sharedParts {
+	parts := sharedPods
+	if len(p.ports) > 0 {
+		parts |= sharedPorts
+	}
+	if p.spreadKey != "" {
+		parts |= sharedSpread
+	}
+	return parts
+}
+
 // swapPod puts p in the place of the counted pod old (same key), which the
 // caller has checked counts the same (sameAccount); false when old is not
 // counted here.
@@ -75,6 +120,7 @@ func (n *nodeInfo) swapPod(old, p *podInfo) bool {
 	if i < 0 {
 		return false
 	}
+	n.own(sharedPods)
 	n.pods[i] = p
 	return true
 }
@@ -86,13 +132,19 @@ func sameAccount(a, b *podInfo) bool {
 		a.spreadKey == b.spreadKey && (len(a.anti) > 0) == (len(b.anti) > 0)
 }
 
-// clone copies what addPod and removePod change, sharing the rest (the
-// static part and the podInfos, which are never mutated).
+// clone is a copy for a snapshot (or a trial) that shares the slices and
+// the map that addPod, removePod and swapPod change, and the static part
+// and the podInfos (never mutated). Both then copy a shared part before
+// changing it in place (own); the clone's slices end at their length, so
+// the original's appends never show in it.
 func (n *nodeInfo) clone() *nodeInfo {
 	c := *n
-	c.ports = slices.Clone(n.ports)
-	c.spread = maps.Clone(n.spread)
-	c.pods = slices.Clone(n.pods)
+	c.ports = slices.Clip(n.ports)
+	c.pods = slices.Clip(n.pods)
+	c.shared = sharedAll
+	if n.shared != sharedAll { // a snapshot's nodes are not written to
+		n.shared = sharedAll
+	}
 	return &c
 }
 

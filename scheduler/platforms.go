@@ -161,13 +161,14 @@ func normalizeImage(ref string) string {
 		return ""
 	}
 	domain, rest := splitDomain(ref)
+	library, tag := "", ""
 	if domain == "docker.io" && !strings.Contains(rest, "/") {
-		rest = "library/" + rest
+		library = "library/"
 	}
 	if !hasTagOrDigest(rest) {
-		rest += ":latest"
+		tag = ":latest"
 	}
-	return domain + "/" + rest
+	return domain + "/" + library + rest + tag // one allocation
 }
 
 // splitDomain separates the registry host from the repository path.

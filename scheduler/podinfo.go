@@ -52,11 +52,11 @@ func newPodInfo(pod *corev1.Pod) *podInfo {
 	if spec.Priority != nil {
 		p.priority = *spec.Priority
 	}
-	if key := spreadKeyOf(pod); key != "" {
+	if group, ok := spreadGroup(pod); ok {
 		// The group's pods share one copy of the key, so the nodes'
 		// spread counts compare it by pointer, not byte by byte.
-		p.group = unique.Make(key)
-		p.spreadKey = p.group.Value()
+		p.group = group
+		p.spreadKey = group.Value()
 	}
 	return p
 }
@@ -67,18 +67,22 @@ func isTerminal(pod *corev1.Pod) bool {
 	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }
 
-// spreadKeyOf groups pods that belong together: those of one controller
+// spreadGroup groups pods that belong together: those of one controller
 // (the owner reference marked controller), or, for bare pods, those of one
 // namespace with the same "app" label. A bare pod without that label
-// belongs to no group.
-func spreadKeyOf(pod *corev1.Pod) string {
+// belongs to no group (false). The key ("owner:<uid>", "app:<ns>/<app>")
+// is put together on the stack: interned, it is allocated once a group.
+func spreadGroup(pod *corev1.Pod) (unique.Handle[string], bool) {
+	var buf [96]byte
+	var key []byte
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil && ref.UID != "" {
-		return "owner:" + string(ref.UID)
+		key = append(append(buf[:0], "owner:"...), ref.UID...)
+	} else if app := pod.Labels["app"]; app != "" {
+		key = append(append(append(append(buf[:0], "app:"...), pod.Namespace...), '/'), app...)
+	} else {
+		return unique.Handle[string]{}, false
 	}
-	if app := pod.Labels["app"]; app != "" {
-		return "app:" + pod.Namespace + "/" + app
-	}
-	return ""
+	return unique.Make(string(key)), true
 }
 
 // hostPort is one port a pod holds on its node's network.

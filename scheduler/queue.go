@@ -80,7 +80,22 @@ func (q *queue) add(p *podInfo) {
 // schedulingChanged reports whether a new version of a pod could be
 // scheduled differently: its spec or its labels changed (not its status).
 func schedulingChanged(old, cur *podInfo) bool {
-	return !maps.Equal(old.pod.Labels, cur.pod.Labels) || !equality.Semantic.DeepEqual(old.pod.Spec, cur.pod.Spec)
+	if old.pod == cur.pod {
+		return false
+	}
+	// Pointers to the specs: passed as values, both would be copied to the heap.
+	return !maps.Equal(old.pod.Labels, cur.pod.Labels) || !equality.Semantic.DeepEqual(&old.pod.Spec, &cur.pod.Spec)
+}
+
+// infoOf is the latest podInfo of the queued pod under key
+// (namespace/name), or nil.
+func (q *queue) infoOf(key []byte) *podInfo {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if qp, ok := q.items[string(key)]; ok {
+		return qp.info
+	}
+	return nil
 }
 
 // delete forgets a pod: deleted, bound, or no longer ours.

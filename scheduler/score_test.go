@@ -80,7 +80,11 @@ func TestSpreadKey(t *testing.T) {
 		{makePod("default", "p"), ""},
 	}
 	for _, tc := range tests {
-		if got := spreadKeyOf(tc.pod); got != tc.want {
+		got := ""
+		if g, ok := spreadGroup(tc.pod); ok {
+			got = g.Value()
+		}
+		if got != tc.want {
 			t.Errorf("%v: got %q, want %q", tc.pod.Labels, got, tc.want)
 		}
 	}

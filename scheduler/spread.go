@@ -2,7 +2,7 @@ package scheduler
 
 import "unique"
 
-// Spreading keeps the pods that belong together (podinfo.go spreadKeyOf:
+// Spreading keeps the pods that belong together (podinfo.go spreadGroup:
 // one controller, or bare pods of one app) apart, so that losing one node
 // or one zone loses few of them. Two scorers do it, each normalized over the
 // feasible nodes so that the node (or zone) with the most such pods gets 0
