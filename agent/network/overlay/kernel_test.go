@@ -104,7 +104,9 @@ func dial(src *node, srcIP string, dst *node, dstIP string) (string, error) {
 	}()
 	var conn net.Conn
 	err := src.ns.Do(func() (err error) {
-		d := net.Dialer{Timeout: time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(srcIP)}}
+		// Long enough for one SYN retransmit (after 1 s): on a loaded
+		// machine the first SYN can go unanswered while the path settles.
+		d := net.Dialer{Timeout: 4 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(srcIP)}}
 		conn, err = d.Dial("tcp4", ln.Addr().String())
 		return err
 	})
