@@ -191,7 +191,7 @@ func sameAsReflection(t testing.TB, obj Object) bool {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("EncodeOwned differs from encoding/json:\ngot  %s\nwant %s", got, want)
 	}
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		t.Fatal(err)
 	}

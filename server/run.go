@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
 	"github.com/bramble-edge/bramble/mqtt/broker"
@@ -87,6 +88,7 @@ func (s *Server) Wait() <-chan error { return s.serveErr }
 // it; a failed Start has undone what it did.
 func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	cfg.setDefaults()
+	api.Scheme() // built lazily for the agent's sake; the server builds it up front, as at init
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
