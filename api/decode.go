@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -129,7 +130,10 @@ func DecodeYAML(r *Resource, data []byte, strict bool) (Object, []string, error)
 	return DecodeJSON(r, js, strict)
 }
 
-var pbSerializer = protobuf.NewSerializer(Scheme, Scheme)
+// pbSerializer is built with the Scheme, on first use.
+var pbSerializer = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(Scheme(), Scheme())
+})
 
 // DecodeProtobuf decodes an application/vnd.kubernetes.protobuf body ("k8s\0"
 // followed by a runtime.Unknown envelope) as typed kubectl commands send it.
@@ -143,7 +147,7 @@ func DecodeProtobuf(r *Resource, data []byte) (Object, error) {
 	}
 	want := r.GroupVersionKind()
 	var env runtime.Unknown
-	_, gvk, err := pbSerializer.Decode(data, &want, &env)
+	_, gvk, err := pbSerializer().Decode(data, &want, &env)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: malformed protobuf body: %w", r.Kind, err)
 	}
@@ -153,7 +157,7 @@ func DecodeProtobuf(r *Resource, data []byte) (Object, error) {
 	if err := guardProtobufQuantities(reflect.TypeOf(r.New()).Elem(), env.Raw); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", r.Kind, err)
 	}
-	out, _, err := pbSerializer.Decode(data, &want, nil)
+	out, _, err := pbSerializer().Decode(data, &want, nil)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: malformed protobuf body: %w", r.Kind, err)
 	}
@@ -178,7 +182,7 @@ func Encode(obj Object) ([]byte, error) { return EncodeObject(obj) }
 // and put back after, rather than encoding a shallow copy that has them
 // (a pod's copy is 1 KiB, and every write of one encodes it).
 func EncodeOwned(obj Object) ([]byte, error) {
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}
@@ -205,7 +209,7 @@ func EncodeOwned(obj Object) ([]byte, error) {
 // Pods and core/v1 Events, written and served on every pod's way, are
 // encoded without reflection (encodeKnown), to the same bytes.
 func EncodeObject(obj runtime.Object) ([]byte, error) {
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", obj, err)
 	}

@@ -115,7 +115,7 @@ spec:
 func protobufBody(t testing.TB, obj runtime.Object) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := protobuf.NewSerializer(Scheme, Scheme).Encode(obj, &buf); err != nil {
+	if err := protobuf.NewSerializer(Scheme(), Scheme()).Encode(obj, &buf); err != nil {
 		t.Fatalf("encode protobuf: %v", err)
 	}
 	return buf.Bytes()

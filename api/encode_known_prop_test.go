@@ -194,7 +194,7 @@ func sameAsReflection(t testing.TB, obj Object) bool {
 			t.Fatalf("%s differs from encoding/json:\ngot  %s\nwant %s", name, got, want)
 		}
 	}
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		t.Fatal(err)
 	}

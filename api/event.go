@@ -23,7 +23,7 @@ var eventSeq atomic.Uint64
 // eventType is corev1.EventTypeNormal or EventTypeWarning; reason is one
 // CamelCase word. Every in-process writer of Events builds them here.
 func NewEvent(obj Object, component, eventType, reason, message string, now time.Time) (*corev1.Event, error) {
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		return nil, fmt.Errorf("kind of %T: %w", obj, err)
 	}

@@ -14,7 +14,7 @@ const APIServicesStoredOnly = "APIServices with a service are not proxied to: on
 
 func init() {
 	gv := APIRegistrationGroupVersion
-	Scheme.AddKnownTypes(gv, &APIService{}, &APIServiceList{})
+	addLater(func(s *runtime.Scheme) { s.AddKnownTypes(gv, &APIService{}, &APIServiceList{}) })
 	addServedGroup(func(*runtime.Scheme) error { return nil }, gv)
 	register(&Resource{Group: gv.Group, Version: gv.Version, Name: "apiservices", Singular: "apiservice",
 		Kind: "APIService", Categories: []string{"api-extensions"}, Subresources: []string{"status"},

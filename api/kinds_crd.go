@@ -12,8 +12,10 @@ import (
 // module's API types alone (types, deep copies, defaults); none of its
 // server library is linked.
 func init() {
-	utilruntime.Must(apiextv1.AddToScheme(Scheme))
-	metav1.AddToGroupVersion(Scheme, apiextv1.SchemeGroupVersion)
+	addLater(func(s *runtime.Scheme) {
+		utilruntime.Must(apiextv1.AddToScheme(s))
+		metav1.AddToGroupVersion(s, apiextv1.SchemeGroupVersion)
+	})
 	register(&Resource{Group: apiextv1.GroupName, Version: "v1", Name: "customresourcedefinitions",
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, Subresources: []string{"status"}, Generation: true,

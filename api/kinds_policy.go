@@ -16,12 +16,14 @@ import (
 // disrupted (PodDisruptionBudget). Their admission, which reads other
 // objects, is in server/admission.
 func init() {
-	for _, add := range []func(*runtime.Scheme) error{policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme} {
-		utilruntime.Must(add(Scheme))
-	}
-	for _, gv := range []schema.GroupVersion{policyv1.SchemeGroupVersion, schedulingv1.SchemeGroupVersion, nodev1.SchemeGroupVersion} {
-		metav1.AddToGroupVersion(Scheme, gv)
-	}
+	addLater(func(s *runtime.Scheme) {
+		for _, add := range []func(*runtime.Scheme) error{policyv1.AddToScheme, schedulingv1.AddToScheme, nodev1.AddToScheme} {
+			utilruntime.Must(add(s))
+		}
+		for _, gv := range []schema.GroupVersion{policyv1.SchemeGroupVersion, schedulingv1.SchemeGroupVersion, nodev1.SchemeGroupVersion} {
+			metav1.AddToGroupVersion(s, gv)
+		}
+	})
 	registerQuotaKinds()
 	registerSchedulingKinds()
 }

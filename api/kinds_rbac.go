@@ -30,12 +30,14 @@ func init() {
 		Rules{Name: name.Name, Default: defaultRoleBinding, Validate: validateClusterRoleBinding, ValidateUpdate: validateRoleRefUpdate})
 }
 
-// addServedGroup makes Scheme know a group version's kinds and the meta
+// addServedGroup makes the Scheme know a group version's kinds and the meta
 // types (Status, WatchEvent, options) in it; kinds in files of their own
 // call it from their init.
 func addServedGroup(add func(*runtime.Scheme) error, gv schema.GroupVersion) {
-	utilruntime.Must(add(Scheme))
-	metav1.AddToGroupVersion(Scheme, gv)
+	addLater(func(s *runtime.Scheme) {
+		utilruntime.Must(add(s))
+		metav1.AddToGroupVersion(s, gv)
+	})
 }
 
 // defaultRoleBinding defaults roleRef.apiGroup and the apiGroup of User and

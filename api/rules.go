@@ -6,6 +6,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -42,7 +43,7 @@ var rulesByType = map[reflect.Type]*Rules{}
 // of one kind register the same rules once per Go type.
 func register(r *Resource, k Rules) {
 	resources = append(resources, r)
-	addToScheme(r)
+	addLater(func(s *runtime.Scheme) { addToScheme(s, r) })
 	rulesByType[reflect.TypeOf(r.newObject())] = &k
 }
 
@@ -54,12 +55,12 @@ func rulesOf(obj Object) *Rules {
 	return rulesByType[reflect.TypeOf(obj)]
 }
 
-// addToScheme makes the Scheme know a registered kind, its list and the
-// meta types of its group version.
-func addToScheme(r *Resource) {
+// addToScheme makes s know a registered kind, its list and the meta types
+// of its group version.
+func addToScheme(s *runtime.Scheme, r *Resource) {
 	gv := r.GroupVersion()
-	if !Scheme.IsVersionRegistered(gv) {
-		metav1.AddToGroupVersion(Scheme, gv)
+	if !s.IsVersionRegistered(gv) {
+		metav1.AddToGroupVersion(s, gv)
 	}
-	Scheme.AddKnownTypes(gv, r.newObject(), r.newList())
+	s.AddKnownTypes(gv, r.newObject(), r.newList())
 }

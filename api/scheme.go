@@ -1,6 +1,8 @@
 package api
 
 import (
+	"sync"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -13,13 +15,34 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 )
 
-// Scheme knows every kind bramble serves or answers with: the served
-// resources and their lists, autoscaling/v1 Scale, and the meta types
-// (Status, DeleteOptions, WatchEvent in every served group version; Table and
-// PartialObjectMetadata in meta.k8s.io/v1).
-var Scheme = newScheme()
+// Scheme returns the scheme that knows every kind bramble serves or answers
+// with: the served resources and their lists, autoscaling/v1 Scale, and the
+// meta types (Status, DeleteOptions, WatchEvent in every served group
+// version; Table and PartialObjectMetadata in meta.k8s.io/v1). It is built
+// on the first call, from what the kinds' init functions queued with
+// addLater: the agent, which shares the binary but never encodes or decodes
+// through it, does not pay for it (some 300 KB of heap).
+var Scheme = sync.OnceValue(newScheme)
+
+// schemeAdds are the kinds' registrations in the order their init functions
+// made them; schemeBuilt says newScheme has applied them, after which a
+// late one would be lost.
+var (
+	schemeAdds  []func(*runtime.Scheme)
+	schemeBuilt bool
+)
+
+// addLater queues f to be applied to the Scheme when it is built. Only init
+// functions call it, so no lock is needed.
+func addLater(f func(*runtime.Scheme)) {
+	if schemeBuilt {
+		panic("api: a kind registered after the Scheme was built")
+	}
+	schemeAdds = append(schemeAdds, f)
+}
 
 func newScheme() *runtime.Scheme {
+	schemeBuilt = true
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme,
@@ -34,6 +57,9 @@ func newScheme() *runtime.Scheme {
 		discoveryv1.SchemeGroupVersion,
 	} {
 		metav1.AddToGroupVersion(s, gv)
+	}
+	for _, add := range schemeAdds {
+		add(s)
 	}
 	return s
 }

@@ -9,7 +9,9 @@ import (
 
 // The TokenRequest kind is decoded from JSON and protobuf bodies (kubectl
 // create token sends protobuf).
-func init() { utilruntime.Must(authenticationv1.AddToScheme(Scheme)) }
+func init() {
+	addLater(func(s *runtime.Scheme) { utilruntime.Must(authenticationv1.AddToScheme(s)) })
+}
 
 // TokenRequestResource describes the authentication.k8s.io/v1
 // TokenRequest posted to serviceaccounts/token. Like BindingResource it is

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	convert "k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // A kind may be served in a version (or group) other than the one its
@@ -42,17 +43,19 @@ func registerVersion(r, storage *Resource, conv conversion, k Rules) {
 // too: server-side apply converts objects to the version each field
 // manager applied in.
 func addSchemeConversion(from, to Object, f func(Object) (Object, error)) {
-	err := Scheme.AddConversionFunc(from, to, func(a, b any, _ convert.Scope) error {
-		out, err := f(a.(Object))
+	addLater(func(s *runtime.Scheme) {
+		err := s.AddConversionFunc(from, to, func(a, b any, _ convert.Scope) error {
+			out, err := f(a.(Object))
+			if err != nil {
+				return err
+			}
+			reflect.ValueOf(b).Elem().Set(reflect.ValueOf(out).Elem())
+			return nil
+		})
 		if err != nil {
-			return err
+			panic(fmt.Sprintf("api: conversion %T -> %T: %v", from, to, err))
 		}
-		reflect.ValueOf(b).Elem().Set(reflect.ValueOf(out).Elem())
-		return nil
 	})
-	if err != nil {
-		panic(fmt.Sprintf("api: conversion %T -> %T: %v", from, to, err))
-	}
 }
 
 // StorageVersion reports whether r's objects are stored as r's own kind

@@ -12,24 +12,28 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Server is the registry of the server process: every metric of this
-// package plus the process and Go runtime collectors.
-var Server = prometheus.NewRegistry()
-
-func init() {
-	Server.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+// Server returns the registry of the server process: every metric of this
+// package plus the process and Go runtime collectors. It is built on the
+// first call: the agent, which shares the binary, never gathers it. The
+// metrics count whether or not it is built yet.
+var Server = sync.OnceValue(func() *prometheus.Registry {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector())
-	Server.MustRegister(apiMetrics...)
-	Server.MustRegister(storeMetrics...)
-	Server.MustRegister(schedMetrics...)
-	Server.MustRegister(controllerMetrics...)
-}
+	r.MustRegister(apiMetrics...)
+	r.MustRegister(storeMetrics...)
+	r.MustRegister(schedMetrics...)
+	r.MustRegister(controllerMetrics...)
+	r.MustRegister(brokerCollector{}, MQTTSlowClientsDropped)
+	return r
+})
 
 // Handler serves g in the text exposition format (or what the scraper
 // negotiates). Errors from a collector are logged into the response's

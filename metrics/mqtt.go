@@ -83,5 +83,3 @@ func (brokerCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(mqttSubs, s.Subscriptions)
 	gauge(mqttRetained, s.Retained)
 }
-
-func init() { Server.MustRegister(brokerCollector{}, MQTTSlowClientsDropped) }

@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bramble-edge/bramble/api"
 	"github.com/bramble-edge/bramble/datastore"
 	"github.com/bramble-edge/bramble/informer"
+	"github.com/bramble-edge/bramble/metrics"
 	"github.com/bramble-edge/bramble/mqtt/broker"
 	"github.com/bramble-edge/bramble/scheduler"
 	"github.com/bramble-edge/bramble/server/apiserver"
@@ -87,6 +89,8 @@ func (s *Server) Wait() <-chan error { return s.serveErr }
 // it; a failed Start has undone what it did.
 func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	cfg.setDefaults()
+	api.Scheme() // built lazily for the agent's sake; the server builds them up front, as at init
+	metrics.Server()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (c *Containerd) PodCgroup(podUID string) string {
 // cgroup v1 (memory and cpu hierarchies) and v2 (the unified one, with
 // the controllers enabled in the namespace's cgroup).
 func (c *Containerd) EnsurePodCgroup(_ context.Context, podUID string, r PodResources) error {
-	if !idPattern.MatchString(podUID) {
+	if !validID(podUID) {
 		return fmt.Errorf("pod cgroup: pod uid %q: want letters, digits, '_', '.', '-'", podUID)
 	}
 	if err := c.ensurePodCgroup(c.PodCgroup(podUID), r); err != nil {
@@ -121,7 +121,7 @@ func writeLimits(dir string, ls []limit) error {
 // RemovePodCgroup removes the pod's cgroup (in every v1 hierarchy runc
 // created it in) once its containers are gone; a missing one is fine.
 func (c *Containerd) RemovePodCgroup(_ context.Context, podUID string) error {
-	if !idPattern.MatchString(podUID) {
+	if !validID(podUID) {
 		return fmt.Errorf("pod cgroup: pod uid %q: want letters, digits, '_', '.', '-'", podUID)
 	}
 	path := c.PodCgroup(podUID)

@@ -38,7 +38,7 @@ func TestSelfSubjectAccessReview(t *testing.T) {
 	e.do(req{method: "GET", path: accessReviewPath}).status(t, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed)
 	e.do(req{method: "POST", path: accessReviewPath, body: "{", token: "viewer-token"}).status(t, http.StatusBadRequest, metav1.StatusReasonBadRequest)
 
-	pb := protobuf.NewSerializer(api.Scheme, api.Scheme)
+	pb := protobuf.NewSerializer(api.Scheme(), api.Scheme())
 	in := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/healthz", Verb: "get"}}}
 	in.APIVersion, in.Kind = "authorization.k8s.io/v1", "SelfSubjectAccessReview"

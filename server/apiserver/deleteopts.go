@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,11 +72,14 @@ func decodeDeleteOptions(contentType string, body []byte) (*metav1.DeleteOptions
 	return nil, unsupportedMedia(contentType, mediaJSON, mediaProtobuf)
 }
 
-var deleteOptionsCodec = protobuf.NewSerializer(api.Scheme, api.Scheme)
+// deleteOptionsCodec is built on first use, as api.Scheme is.
+var deleteOptionsCodec = sync.OnceValue(func() *protobuf.Serializer {
+	return protobuf.NewSerializer(api.Scheme(), api.Scheme())
+})
 
 func decodeProtobufDeleteOptions(body []byte) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
-	out, _, err := deleteOptionsCodec.Decode(body, nil, opts)
+	out, _, err := deleteOptionsCodec().Decode(body, nil, opts)
 	if err != nil {
 		return nil, badRequest("decode DeleteOptions: malformed protobuf body: %v", err)
 	}

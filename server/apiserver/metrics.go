@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bramble-edge/bramble/metrics"
@@ -95,7 +96,8 @@ func (a *API) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, methodNotAllowedPath())
 		return
 	}
-	metricsHandler.ServeHTTP(w, r)
+	metricsHandler().ServeHTTP(w, r)
 }
 
-var metricsHandler = metrics.Handler(metrics.Server)
+// metricsHandler is built on first use, as metrics.Server is.
+var metricsHandler = sync.OnceValue(func() http.Handler { return metrics.Handler(metrics.Server()) })

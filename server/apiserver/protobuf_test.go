@@ -18,7 +18,7 @@ import (
 func protobufBody(t testing.TB, obj runtime.Object) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := protobuf.NewSerializer(api.Scheme, api.Scheme).Encode(obj, &buf); err != nil {
+	if err := protobuf.NewSerializer(api.Scheme(), api.Scheme()).Encode(obj, &buf); err != nil {
 		t.Fatalf("protobuf encode: %v", err)
 	}
 	if !bytes.HasPrefix(buf.Bytes(), []byte("k8s\x00")) {

@@ -25,7 +25,7 @@ func applyConversions(res *api.Resource) applyConverter {
 	if res.Unstructured() {
 		return unstructuredConversions{}
 	}
-	return api.Scheme
+	return api.Scheme()
 }
 
 type unstructuredConversions struct{}

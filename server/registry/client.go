@@ -116,7 +116,7 @@ func (c *Client) Bind(ctx context.Context, namespace, name, node string) error {
 // type, unstructured ones by their apiVersion and kind.
 func (r *Registry) resourceOf(obj api.Object) (*api.Resource, error) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	if kinds, _, err := api.Scheme.ObjectKinds(obj); err == nil {
+	if kinds, _, err := api.Scheme().ObjectKinds(obj); err == nil {
 		gvk = kinds[0]
 	} else if gvk.Kind == "" {
 		return nil, fmt.Errorf("object %T: %w", obj, err)

@@ -15,7 +15,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(appsPrinters) }
+
+func appsPrinters() {
 	wide := []string{"Containers+", "string", "Images+", "string", "Selector+", "string"}
 	register("Deployment", deploymentCells, append([]string{"Name", "string", "Ready", "string",
 		"Up-to-date", "integer", "Available", "integer", "Age", "string"}, wide...)...)

@@ -14,7 +14,9 @@ import (
 // Both served versions of a HorizontalPodAutoscaler, and both groups'
 // Events, print the same columns: a v1 HPA is printed as its v2 form, an
 // events.k8s.io Event as its core one.
-func init() {
+func init() { queuePrinters(autoscalingPrinters) }
+
+func autoscalingPrinters() {
 	cols := []string{"Name", "string", "Reference", "string", "Targets", "string", "MinPods", "string",
 		"MaxPods", "integer", "Replicas", "integer", "Age", "string"}
 	register("HorizontalPodAutoscaler", hpaCells, cols...)

@@ -9,7 +9,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(certificatesPrinters) }
+
+func certificatesPrinters() {
 	register("CertificateSigningRequest", csrCells, "Name", "string", "Age", "string", "SignerName", "string",
 		"Requestor", "string", "RequestedDuration", "string", "Condition", "string")
 	for k, v := range map[string]string{

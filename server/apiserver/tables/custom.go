@@ -12,7 +12,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(customPrinters) }
+
+func customPrinters() {
 	register("CustomResourceDefinition", crdCells, "Name", "string", "Created At", "date")
 	columnHelp["Created At"] = "When the definition was created (metadata.creationTimestamp)."
 }

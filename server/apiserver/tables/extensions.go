@@ -8,7 +8,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(extensionsPrinters) }
+
+func extensionsPrinters() {
 	register("ValidatingWebhookConfiguration", webhookCells, "Name", "string", "Webhooks", "integer", "Age", "string")
 	register("MutatingWebhookConfiguration", webhookCells, "Name", "string", "Webhooks", "integer", "Age", "string")
 	register("ValidatingAdmissionPolicy", policyCells, "Name", "string", "Validations", "integer", "ParamKind", "string", "Age", "string")

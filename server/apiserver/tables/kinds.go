@@ -14,7 +14,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(kindsPrinters) }
+
+func kindsPrinters() {
 	register("Namespace", namespaceCells, "Name", "string", "Status", "string", "Age", "string")
 	register("Node", nodeCells, "Name", "string", "Status", "string", "Roles", "string", "Age", "string",
 		"Version", "string", "Internal-IP+", "string", "External-IP+", "string", "OS-Image+", "string",

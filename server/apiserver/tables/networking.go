@@ -11,7 +11,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(networkingPrinters) }
+
+func networkingPrinters() {
 	register("Ingress", ingressCells, "Name", "string", "Class", "string", "Hosts", "string",
 		"Address", "string", "Ports", "string", "Age", "string")
 	register("IngressClass", ingressClassCells, "Name", "string", "Controller", "string",

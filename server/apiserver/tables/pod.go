@@ -11,7 +11,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(podPrinters) }
+
+func podPrinters() {
 	register("Pod", podCells,
 		"Name", "string", "Ready", "string", "Status", "string", "Restarts", "string", "Age", "string",
 		"IP+", "string", "Node+", "string", "Nominated Node+", "string", "Readiness Gates+", "string")

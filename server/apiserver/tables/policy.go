@@ -15,7 +15,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(policyPrinters) }
+
+func policyPrinters() {
 	register("ResourceQuota", quotaCells, "Name", "string", "Age", "string", "Request", "string", "Limit", "string")
 	register("LimitRange", limitRangeCells, "Name", "string", "Created At", "date")
 	register("PriorityClass", priorityClassCells, "Name", "string", "Value", "integer", "Global-Default", "boolean",

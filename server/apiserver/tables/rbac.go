@@ -10,7 +10,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(rbacPrinters) }
+
+func rbacPrinters() {
 	register("Role", createdAtCells, "Name", "string", "Created At", "date")
 	register("ClusterRole", createdAtCells, "Name", "string", "Created At", "date")
 	binding := []string{"Name", "string", "Role", "string", "Age", "string",

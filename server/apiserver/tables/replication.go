@@ -11,7 +11,9 @@ import (
 
 // ReplicationController prints as upstream's: NAME DESIRED CURRENT READY
 // AGE, and -o wide the template's containers, images and the selector.
-func init() {
+func init() { queuePrinters(replicationPrinters) }
+
+func replicationPrinters() {
 	register("ReplicationController", replicationControllerCells, "Name", "string", "Desired", "integer",
 		"Current", "integer", "Ready", "integer", "Age", "string",
 		"Containers+", "string", "Images+", "string", "Selector+", "string")

@@ -12,7 +12,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(servicesPrinters) }
+
+func servicesPrinters() {
 	register("Service", serviceCells, "Name", "string", "Type", "string", "Cluster-IP", "string",
 		"External-IP", "string", "Port(s)", "string", "Age", "string", "Selector+", "string")
 	register("Endpoints", endpointsCells, "Name", "string", "Endpoints", "string", "Age", "string")

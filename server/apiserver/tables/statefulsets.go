@@ -13,7 +13,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(statefulsetsPrinters) }
+
+func statefulsetsPrinters() {
 	register("StatefulSet", statefulSetCells, "Name", "string", "Ready", "string", "Age", "string",
 		"Containers+", "string", "Images+", "string")
 	register("ControllerRevision", controllerRevisionCells, "Name", "string", "Controller", "string",

@@ -10,7 +10,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(storagePrinters) }
+
+func storagePrinters() {
 	register("StorageClass", storageClassCells, "Name", "string", "Provisioner", "string", "ReclaimPolicy", "string",
 		"VolumeBindingMode", "string", "AllowVolumeExpansion", "string", "Age", "string")
 	register("CSIDriver", csiDriverCells, "Name", "string", "AttachRequired", "boolean", "PodInfoOnMount", "boolean",

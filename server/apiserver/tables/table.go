@@ -6,6 +6,7 @@ package tables
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +42,7 @@ func Table(r *api.Resource, objs []api.Object, opts Options) (*metav1.Table, err
 	if err != nil {
 		return nil, err
 	}
+	loadPrinters()
 	p, ok := printers[r.APIVersion()+"/"+r.Kind] // a kind with the name of another group's
 	if !ok {
 		p, ok = printers[r.Kind]
@@ -124,7 +126,23 @@ type printer struct {
 	cells   func(obj api.Object, now time.Time) []any
 }
 
+// printers holds the built-in kinds' printers, by kind (or apiVersion/kind).
+// It and columnHelp are filled on the first Table: only the server prints
+// tables, and the agent, which shares the binary, should not hold them.
 var printers = map[string]printer{}
+
+// registrations are the kinds' printer registrations, queued by the init
+// functions with queuePrinters (in their order, which decides columnHelp where two kinds
+// describe one column) and run once by loadPrinters.
+var registrations []func()
+
+func queuePrinters(f func()) { registrations = append(registrations, f) }
+
+var loadPrinters = sync.OnceFunc(func() {
+	for _, f := range registrations {
+		f()
+	}
+})
 
 // register adds a kind's printer; cols alternates "Name", "type" pairs,
 // with a trailing "+" on the name for -o wide (priority 1) columns.

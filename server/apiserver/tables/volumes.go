@@ -10,7 +10,9 @@ import (
 	"github.com/bramble-edge/bramble/api"
 )
 
-func init() {
+func init() { queuePrinters(volumesPrinters) }
+
+func volumesPrinters() {
 	register("PersistentVolume", pvCells, "Name", "string", "Capacity", "string", "Access Modes", "string",
 		"Reclaim Policy", "string", "Status", "string", "Claim", "string", "StorageClass", "string",
 		"VolumeAttributesClass", "string", "Reason", "string", "Age", "string", "VolumeMode+", "string")
