@@ -209,7 +209,7 @@ func sameAsReflection(t testing.TB, obj Object) bool {
 // kind's type fields, as Encode wrote every object before encodeKnown.
 func reflectEncoding(t testing.TB, obj runtime.Object) ([]byte, error) {
 	t.Helper()
-	kinds, _, err := Scheme.ObjectKinds(obj)
+	kinds, _, err := Scheme().ObjectKinds(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
