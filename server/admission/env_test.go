@@ -116,7 +116,7 @@ func BenchmarkCreatePod(b *testing.B) {
 	}
 }
 
-func benchRegistry(b *testing.B, policy bool) *registry.Registry {
+func benchRegistry(b testing.TB, policy bool) *registry.Registry {
 	ctx, cancel := context.WithCancel(context.Background())
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store, err := datastore.OpenSQLite(ctx, filepath.Join(b.TempDir(), "state.db"),

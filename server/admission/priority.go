@@ -21,7 +21,8 @@ var priorityClassesResource = api.MustLookup("scheduling.k8s.io", "v1", "priorit
 // pod naming a class that does not exist, allows one global default
 // class, and keeps the system classes from being deleted.
 type Priority struct {
-	reg *registry.Registry
+	reg      *registry.Registry
+	defaults defaultMemo
 }
 
 var (
@@ -74,8 +75,16 @@ func (p *Priority) admitPod(ctx context.Context, a *registry.Attributes, pod *co
 		return forbidden(a, fmt.Sprintf("the string value of PreemptionPolicy (%s) must not be provided in pod spec; "+
 			"priority admission controller computed %s from the given PriorityClass name", *pod.Spec.PreemptionPolicy, policy))
 	}
-	pod.Spec.PriorityClassName, pod.Spec.Priority, pod.Spec.PreemptionPolicy = name, &value, &policy
+	set := &resolved{value: value, policy: policy} // one allocation for both pointers
+	pod.Spec.PriorityClassName, pod.Spec.Priority, pod.Spec.PreemptionPolicy = name, &set.value, &set.policy
 	return nil
+}
+
+// resolved holds what a pod's spec.priority and spec.preemptionPolicy
+// point to.
+type resolved struct {
+	value  int32
+	policy corev1.PreemptionPolicy
 }
 
 // resolve finds the class a pod names, or the global default when it
@@ -108,12 +117,27 @@ func policyOf(pc *schedulingv1.PriorityClass) corev1.PreemptionPolicy {
 
 // globalDefault is the class marked globalDefault (the lowest valued one,
 // should two ever be), or nil, read no older than revision rev (0: the
-// store's current one).
+// store's current one). A pod's read (rev > 0) is answered by the memo
+// when it can (priority_default.go).
 func (p *Priority) globalDefault(ctx context.Context, rev int64) (*schedulingv1.PriorityClass, error) {
+	if def, ok := p.defaults.lookup(ctx, p.reg, rev); ok {
+		return def, nil
+	}
+	changes, counted := p.defaults.begin(p.reg.Cache())
 	items, err := p.reg.ListItems(ctx, priorityClassesResource, "", registry.ListOptions{ResourceVersion: rev})
 	if err != nil {
 		return nil, fmt.Errorf("list priority classes: %w", err)
 	}
+	def := lowestDefault(items)
+	if counted && rev > 0 {
+		p.defaults.remember(changes, def)
+	}
+	return def, nil
+}
+
+// lowestDefault is the globalDefault class of items with the lowest
+// value, or nil.
+func lowestDefault(items []api.Object) *schedulingv1.PriorityClass {
 	var def *schedulingv1.PriorityClass
 	for _, o := range items {
 		pc := o.(*schedulingv1.PriorityClass)
@@ -121,7 +145,7 @@ func (p *Priority) globalDefault(ctx context.Context, rev int64) (*schedulingv1.
 			def = pc
 		}
 	}
-	return def, nil
+	return def
 }
 
 // admitClass allows one globalDefault class.

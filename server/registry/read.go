@@ -171,6 +171,14 @@ func (r *Registry) GetAtLeast(ctx context.Context, res *api.Resource, ns, name s
 	return r.Get(ctx, res, ns, name)
 }
 
+// CacheHolds reports whether the shared cache holds revision rev,
+// waiting for it as the cached reads above do; false without a cache or
+// when the wait ends first. For admission's answers derived from the
+// cache (the default priority), valid once the cache is at rev.
+func (r *Registry) CacheHolds(ctx context.Context, rev int64) bool {
+	return r.cache != nil && (r.cache.Revision() >= rev || r.awaitCache(ctx, rev))
+}
+
 // cachedAtLeast is the cache's ns/name of res once the cache holds rev;
 // nil when it cannot say.
 func (r *Registry) cachedAtLeast(ctx context.Context, res *api.Resource, ns, name string, rev int64) api.Object {

@@ -72,6 +72,20 @@ func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod, rev int64) err
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
 	sa := pod.Spec.ServiceAccountName
 	obj, err := a.reg.GetAtLeast(ctx, serviceAccounts, pod.Namespace, sa, rev)
+	if err != nil { // apart: apierrors.IsNotFound allocates, even on nil
+		if obj, err = a.afterFailedRead(ctx, pod, err); err != nil {
+			return err
+		}
+	}
+	applyAccount(pod, obj.(*corev1.ServiceAccount))
+	return nil
+}
+
+// afterFailedRead answers a failed read of pod's ServiceAccount: a missing
+// default one is made again; otherwise the pod is refused.
+func (a *Admitter) afterFailedRead(ctx context.Context, pod *corev1.Pod, err error) (api.Object, error) {
+	sa := pod.Spec.ServiceAccountName
+	var obj api.Object
 	if apierrors.IsNotFound(err) && sa == DefaultName {
 		if err = a.ensure(ctx, pod.Namespace); err == nil {
 			obj, err = a.reg.Get(ctx, serviceAccounts, pod.Namespace, sa)
@@ -81,11 +95,10 @@ func (a *Admitter) admitPod(ctx context.Context, pod *corev1.Pod, rev int64) err
 		err = fmt.Errorf("serviceaccount %q not found", sa)
 	}
 	if err != nil {
-		return apierrors.NewForbidden(pods.GroupResource(), pod.Name,
+		return nil, apierrors.NewForbidden(pods.GroupResource(), pod.Name,
 			fmt.Errorf("error looking up service account %s/%s: %w", pod.Namespace, sa, err))
 	}
-	applyAccount(pod, obj.(*corev1.ServiceAccount))
-	return nil
+	return obj, nil
 }
 
 // ensure creates ns's default ServiceAccount unless it exists.

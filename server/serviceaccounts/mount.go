@@ -60,26 +60,41 @@ func mountToken(pod *corev1.Pod) {
 		}
 	}
 	if needed && !have {
-		pod.Spec.Volumes = append(pod.Spec.Volumes, tokenVolume(name))
+		addTokenVolume(pod, name)
 	}
 }
 
 // tokenVolumeName finds the pod's kube-api-access-* volume, or makes a
-// name no volume of the pod has.
+// name no volume of the pod has (five of utilrand.String's letters, in
+// one allocation).
 func tokenVolumeName(pod *corev1.Pod) (string, bool) {
-	names := map[string]bool{}
 	for _, v := range pod.Spec.Volumes {
 		if strings.HasPrefix(v.Name, TokenVolumePrefix) {
 			return v.Name, true
 		}
-		names[v.Name] = true
 	}
+	var buf [len(TokenVolumePrefix) + 5]byte
+	copy(buf[:], TokenVolumePrefix)
 	for {
-		n := TokenVolumePrefix + utilrand.String(5)
-		if !names[n] {
-			return n, false
+		for i := len(TokenVolumePrefix); i < len(buf); i++ {
+			buf[i] = nameLetters[utilrand.Intn(len(nameLetters))]
+		}
+		if !hasVolume(pod, buf[:]) {
+			return string(buf[:]), false
 		}
 	}
+}
+
+// nameLetters are utilrand.String's: no vowels, no look-alikes.
+const nameLetters = "bcdfghjklmnpqrstvwxz2456789"
+
+func hasVolume(pod *corev1.Pod, name []byte) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == string(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func mountsAt(c *corev1.Container, path string) bool {
@@ -91,18 +106,41 @@ func mountsAt(c *corev1.Container, path string) bool {
 	return false
 }
 
-// tokenVolume is upstream's projected volume: the bound token, the root
-// CA and the namespace.
-func tokenVolume(name string) corev1.Volume {
-	mode, exp := int32(0o644), int64(TokenExpirationSeconds)
-	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
-		DefaultMode: &mode,
-		Sources: []corev1.VolumeProjection{
-			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: &exp, Path: "token"}},
-			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: RootCAConfigMap},
-				Items: []corev1.KeyToPath{{Key: RootCAKey, Path: RootCAKey}}}},
-			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace",
-				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
-		},
-	}}}
+// tokenParts is everything the token volume points to, allocated as one:
+// it was ten allocations a pod. The slices are full (len == cap), so an
+// append to one copies rather than writes into its neighbour.
+type tokenParts struct {
+	volume    [1]corev1.Volume // the pod's Volumes when it had none
+	projected corev1.ProjectedVolumeSource
+	sources   [3]corev1.VolumeProjection
+	token     corev1.ServiceAccountTokenProjection
+	rootCA    corev1.ConfigMapProjection
+	caItems   [1]corev1.KeyToPath
+	downward  corev1.DownwardAPIProjection
+	nsItems   [1]corev1.DownwardAPIVolumeFile
+	nsField   corev1.ObjectFieldSelector
+	mode      int32
+	exp       int64
+}
+
+// addTokenVolume appends upstream's projected volume named name: the
+// bound token, the root CA and the namespace.
+func addTokenVolume(pod *corev1.Pod, name string) {
+	t := &tokenParts{mode: 0o644, exp: TokenExpirationSeconds}
+	t.token = corev1.ServiceAccountTokenProjection{ExpirationSeconds: &t.exp, Path: "token"}
+	t.caItems[0] = corev1.KeyToPath{Key: RootCAKey, Path: RootCAKey}
+	t.rootCA = corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: RootCAConfigMap},
+		Items: t.caItems[:]}
+	t.nsField = corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}
+	t.nsItems[0] = corev1.DownwardAPIVolumeFile{Path: "namespace", FieldRef: &t.nsField}
+	t.downward.Items = t.nsItems[:]
+	t.sources = [3]corev1.VolumeProjection{{ServiceAccountToken: &t.token}, {ConfigMap: &t.rootCA}, {DownwardAPI: &t.downward}}
+	t.projected = corev1.ProjectedVolumeSource{Sources: t.sources[:], DefaultMode: &t.mode}
+	v := corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Projected: &t.projected}}
+	if len(pod.Spec.Volumes) == 0 {
+		t.volume[0] = v
+		pod.Spec.Volumes = t.volume[:]
+		return
+	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, v)
 }
