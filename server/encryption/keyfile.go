@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/durable"
+	"github.com/bramble-edge/bramble/internal/idrule"
 )
 
 // KeysFileName is the keys file inside <data-dir>/server/cred/. Every
@@ -45,23 +46,10 @@ type fileKey struct {
 	Created time.Time `json:"created"`
 }
 
-// validKeyID reports whether id is 1-64 of A-Z a-z 0-9 . _ - (a loop, not
-// a regexp: `{1,64}` compiles to 64 copies of the class, 60 KB that every
-// process of the binary, the agent too, allocated at init).
+// validKeyID reports whether id is 1-64 of A-Z a-z 0-9 . _ - (idrule, not
+// a regexp: see there why).
 func validKeyID(id string) bool {
-	if len(id) < 1 || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	return idrule.Match(id, 1, 64, idrule.Word, idrule.Word)
 }
 
 func checkKeyID(id string) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bramble-edge/bramble/internal/idrule"
 	nodejoin "github.com/bramble-edge/bramble/join"
 )
 
@@ -78,19 +79,10 @@ type bundler struct {
 	held map[string]string // node -> hash reported since start
 }
 
-// isHexHash reports whether s is 64 lower-case hex digits (a loop, not a
-// regexp: `{64}` compiles to 64 copies of the class, allocated at init by
-// every process of the binary, the agent too).
+// isHexHash reports whether s is 64 lower-case hex digits (idrule, not a
+// regexp: see there why).
 func isHexHash(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return idrule.Match(s, 64, 64, idrule.LowerHex, idrule.LowerHex)
 }
 
 func (h *bundler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
