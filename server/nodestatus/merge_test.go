@@ -186,3 +186,13 @@ func BenchmarkStatusPod(b *testing.B) {
 		}
 	})
 }
+
+// mergePodStatus is mergePodStatusInto's merge in a status of its own,
+// nil where it gives false.
+func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
+	out := new(corev1.PodStatus)
+	if !mergePodStatusInto(out, stored, reported) {
+		return nil
+	}
+	return out
+}

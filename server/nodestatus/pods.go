@@ -152,7 +152,7 @@ func (m *Monitor) writePod(ctx context.Context, key podKey, want *podState, mayC
 }
 
 // statusPod is the write of reported's merge into pod's stored status
-// (mergePodStatus; nil when that is nil): a pod carrying only what names
+// (mergePodStatusInto; nil when it gives false): a pod carrying only what names
 // pod and its precondition, and the merged status, which nobody else
 // holds.
 func statusPod(pod *corev1.Pod, reported *corev1.PodStatus) *corev1.Pod {
@@ -211,22 +211,12 @@ func (m *Monitor) reportedPod(ctx context.Context, key podKey, want *podState) (
 	return pod, nil
 }
 
-// mergePodStatus is the stored status with the node's report applied: the
-// node owns phase, container statuses, IPs and the conditions it reports;
-// conditions it does not report (PodScheduled, set by the scheduler), the
-// QoS class and the nominated node stay as stored. A pod that finished
-// never runs again: a report that would take it out of Succeeded or
-// Failed gives nil.
-func mergePodStatus(stored, reported *corev1.PodStatus) *corev1.PodStatus {
-	out := new(corev1.PodStatus)
-	if !mergePodStatusInto(out, stored, reported) {
-		return nil
-	}
-	return out
-}
-
-// mergePodStatusInto is mergePodStatus made in out, a zero status; false
-// where mergePodStatus is nil.
+// mergePodStatusInto makes in out, a zero status, the stored status with
+// the node's report applied: the node owns phase, container statuses, IPs
+// and the conditions it reports; conditions it does not report
+// (PodScheduled, set by the scheduler), the QoS class and the nominated
+// node stay as stored. A pod that finished never runs again: a report that
+// would take it out of Succeeded or Failed gives false.
 func mergePodStatusInto(out, stored, reported *corev1.PodStatus) bool {
 	if terminal(stored.Phase) && !terminal(reported.Phase) {
 		return false
