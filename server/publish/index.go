@@ -92,14 +92,6 @@ func (f *fanout) grow(n int) {
 	f.slab = slices.Grow(f.slab, n)
 }
 
-// of is node's changes.
-func (f *fanout) of(node string) []change {
-	if i := f.place(node); i >= 0 {
-		return f.lists[i]
-	}
-	return nil
-}
-
 // place is node's place in order, or -1.
 func (f *fanout) place(node string) int {
 	if f.at != nil {

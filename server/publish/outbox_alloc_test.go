@@ -137,3 +137,11 @@ func TestEncoderEncodesEachChangeOnce(t *testing.T) {
 		}
 	}
 }
+
+// of is node's changes (the tests' view of a fanout).
+func (f *fanout) of(node string) []change {
+	if i := f.place(node); i >= 0 {
+		return f.lists[i]
+	}
+	return nil
+}
