@@ -8,12 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/bramble-edge/bramble
 fail=0
-deny() { # package, forbidden import prefix...
+deny() { # package, forbidden import prefix...; build tags in $tags
   local pkg=$1; shift
   [ -d "${pkg#"$mod"/}" ] || return 0
   compgen -G "${pkg#"$mod"/}/*.go" >/dev/null || return 0
   local deps
-  deps=$(go list -deps "$pkg")
+  deps=$(go list -deps ${tags:+-tags "$tags"} "$pkg")
   for bad in "$@"; do
     if grep -q "^${bad}\(/\|$\)" <<<"$deps"; then
       echo "boundary: $pkg must not import $bad" >&2
@@ -38,6 +38,10 @@ deny $mod/imageregistry $mod/server $mod/agent $mod/scheduler $mod/controllers $
 for pkg in $(go list ./agent/...) $mod/cmd/bramble-log; do
   deny "$pkg" $mod/server $mod/scheduler $mod/controllers $mod/mqtt/broker $mochi
 done
+# The agent-only build of the binary links none of the server's side, nor
+# cgo SQLite, nor the Kubernetes proxy helpers only the API server uses.
+tags=agentonly deny $mod/cmd/bramble $mod/server $mod/scheduler $mod/controllers $mod/datastore $mod/informer \
+  $mod/mqtt/broker $mochi github.com/mattn/go-sqlite3 k8s.io/apimachinery/pkg/util/proxy
 for pkg in $(go list ./scheduler/...); do
   deny "$pkg" $mod/agent $mod/server $mod/controllers
 done

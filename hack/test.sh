@@ -24,6 +24,15 @@ go vet ./...
 step "staticcheck"
 "$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags kubectl,install,helm,chaos ./...
 
+# The agent-only build (cmd/bramble with -tags agentonly, what install.sh
+# puts on an agent; docs/PACKAGING.md) has files of its own: vet, lint and
+# test them, and build it without cgo as the release does.
+step "the agent-only build: vet, staticcheck, tests, a build without cgo"
+go vet -tags agentonly ./cmd/bramble
+"$(go env GOPATH | cut -d: -f1)/bin/staticcheck" -tags agentonly ./cmd/bramble
+go test -tags agentonly -count=1 ./cmd/bramble
+CGO_ENABLED=0 go build -tags agentonly,no_dynamic_plugins,netgo,osusergo -o /dev/null ./cmd/bramble
+
 step "go mod tidy leaves no diff"
 cp go.mod /tmp/bramble-go.mod.orig; cp go.sum /tmp/bramble-go.sum.orig
 go mod tidy

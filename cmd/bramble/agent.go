@@ -79,6 +79,17 @@ func addNodeFlags(f *pflag.FlagSet, cfg *agent.Config) {
 	f.BoolVar(&cfg.DisableClusterDNS, "disable-cluster-dns", false, "run no cluster DNS on this node")
 }
 
+// addNodeNetworkFlags adds the pod networking flags of a node; on `bramble
+// server` --network-backend is also the cluster's, told to every agent.
+func addNodeNetworkFlags(f *pflag.FlagSet, cfg *agent.Config) {
+	f.StringVar(&cfg.NetworkBackend, "network-backend", "", "pod networking: vxlan, host-gw or none (none: bring your own CNI config); an agent without it follows its server's, which defaults to vxlan")
+	f.StringSliceVar(&cfg.CNIBinDirs, "cni-bin-dir", []string{agent.DefaultCNIBinDir}, "folders holding the CNI plugins (repeatable)")
+	f.StringVar(&cfg.CNIBridge, "cni-bridge", agent.DefaultCNIBridge, "name of the pod bridge")
+	_ = f.MarkHidden("cni-bridge") // tests run several agents on one machine
+	f.BoolVar(&cfg.DisableOverlay, "disable-overlay", false, "no vxlan device, routes or nftables rules (tests running agents in the host's network namespace)")
+	_ = f.MarkHidden("disable-overlay")
+}
+
 // applyAgentEnv sets --server and --token from BRAMBLE_URL and
 // BRAMBLE_TOKEN unless given on the command line; both beat the config file.
 func applyAgentEnv(f *pflag.FlagSet) error {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bramble-edge/bramble/agent"
 	"github.com/bramble-edge/bramble/agent/checkconfig"
-	"github.com/bramble-edge/bramble/server"
 )
 
 func newCheckConfigCommand() *cobra.Command {
@@ -24,6 +24,6 @@ func newCheckConfigCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cfg.ContainerdSocket, "containerd-socket", checkconfig.DefaultContainerdSocket, "containerd's socket")
-	cmd.Flags().StringVar(&cfg.DataDir, "data-dir", server.DefaultDataDir, "bramble's data dir")
+	cmd.Flags().StringVar(&cfg.DataDir, "data-dir", agent.DefaultDataDir, "bramble's data dir")
 	return cmd
 }

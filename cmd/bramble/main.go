@@ -1,5 +1,6 @@
 // Command bramble is the one binary of bramble: the server, the agent, and
-// the tools to manage a cluster's tokens, users and datastore.
+// the tools to manage a cluster's tokens, users and datastore. Built with
+// the agentonly tag it is the agent-only build (commands_agentonly.go).
 package main
 
 import (
@@ -29,12 +30,11 @@ func main() {
 	defer stop()
 	root := &cobra.Command{
 		Use:           "bramble",
-		Short:         "A lightweight Kubernetes-style orchestrator for edge and IoT fleets",
+		Short:         "A lightweight Kubernetes-style orchestrator for edge and IoT fleets" + buildNote,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServerCommand(), newVersionCommand(), newDatastoreCommand(), newUserCommand(), newTokenCommand(), newMQTTCommand(), newCheckConfigCommand(), newAgentCommand(),
-		newSecretsEncryptCommand(), newCertificateCommand(), newKubectlCommand(), newCtrCommand(), newCrictlCommand())
+	root.AddCommand(commands()...)
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "bramble:", err)
 		os.Exit(1)

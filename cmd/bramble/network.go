@@ -1,3 +1,5 @@
+//go:build !agentonly
+
 package main
 
 import (
@@ -6,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/bramble-edge/bramble/agent"
 	"github.com/bramble-edge/bramble/controllers"
 	"github.com/bramble-edge/bramble/controllers/hpa"
 	"github.com/bramble-edge/bramble/controllers/manager"
@@ -32,17 +33,6 @@ func disabled(list []string) (map[string]bool, error) {
 		out[name] = true
 	}
 	return out, nil
-}
-
-// addNodeNetworkFlags adds the pod networking flags of a node; on `bramble
-// server` --network-backend is also the cluster's, told to every agent.
-func addNodeNetworkFlags(f *pflag.FlagSet, cfg *agent.Config) {
-	f.StringVar(&cfg.NetworkBackend, "network-backend", "", "pod networking: vxlan, host-gw or none (none: bring your own CNI config); an agent without it follows its server's, which defaults to vxlan")
-	f.StringSliceVar(&cfg.CNIBinDirs, "cni-bin-dir", []string{agent.DefaultCNIBinDir}, "folders holding the CNI plugins (repeatable)")
-	f.StringVar(&cfg.CNIBridge, "cni-bridge", agent.DefaultCNIBridge, "name of the pod bridge")
-	_ = f.MarkHidden("cni-bridge") // tests run several agents on one machine
-	f.BoolVar(&cfg.DisableOverlay, "disable-overlay", false, "no vxlan device, routes or nftables rules (tests running agents in the host's network namespace)")
-	_ = f.MarkHidden("disable-overlay")
 }
 
 // controllersFor is the server's hook for its control loops, with the

@@ -11,25 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bramble-edge/bramble/agent"
-	"github.com/bramble-edge/bramble/server"
 )
 
-// The k3s-style conveniences: `bramble kubectl` and `bramble ctr` run the
-// installed tools pointed at this machine's bramble, so an operator on a
-// node types neither a kubeconfig path nor containerd's namespace.
-
-func newKubectlCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "kubectl [kubectl arguments]",
-		Short: "Run the installed kubectl with bramble's admin kubeconfig (unless KUBECONFIG is set)",
-		Long: "Runs kubectl from PATH with every argument as given. When KUBECONFIG is not set and " +
-			server.DefaultKubeconfigPath + " can be read, KUBECONFIG points at it.",
-		DisableFlagParsing: true,
-		RunE: func(_ *cobra.Command, args []string) error {
-			return execTool("kubectl", args, kubectlEnv(os.Environ(), readable))
-		},
-	}
-}
+// The k3s-style conveniences: `bramble kubectl` (tools_kubectl.go) and
+// `bramble ctr` run the installed tools pointed at this machine's bramble,
+// so an operator on a node types neither a kubeconfig path nor
+// containerd's namespace.
 
 func newCtrCommand() *cobra.Command {
 	return &cobra.Command{
@@ -43,15 +30,6 @@ func newCtrCommand() *cobra.Command {
 			return execTool("ctr", args, ctrEnv(os.Environ()))
 		},
 	}
-}
-
-// kubectlEnv adds KUBECONFIG when it is missing and the admin kubeconfig
-// can be read.
-func kubectlEnv(env []string, canRead func(string) bool) []string {
-	if hasEnv(env, "KUBECONFIG") || !canRead(server.DefaultKubeconfigPath) {
-		return env
-	}
-	return append(env, "KUBECONFIG="+server.DefaultKubeconfigPath)
 }
 
 // ctrEnv adds containerd's address and bramble's namespace when missing.
@@ -72,15 +50,6 @@ func hasEnv(env []string, name string) bool {
 		}
 	}
 	return false
-}
-
-func readable(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	f.Close()
-	return true
 }
 
 // execTool replaces this process with name from PATH, so its exit code,

@@ -7,22 +7,9 @@ import (
 	"time"
 
 	"github.com/bramble-edge/bramble/agent/runtime"
-	"github.com/bramble-edge/bramble/server"
 )
 
-func TestToolEnvironments(t *testing.T) {
-	yes := func(string) bool { return true }
-	no := func(string) bool { return false }
-	want := "KUBECONFIG=" + server.DefaultKubeconfigPath
-	if env := kubectlEnv([]string{"HOME=/root"}, yes); !slices.Contains(env, want) {
-		t.Errorf("no KUBECONFIG, admin kubeconfig readable: got %v, want %s", env, want)
-	}
-	if env := kubectlEnv([]string{"HOME=/root"}, no); len(env) != 1 {
-		t.Errorf("admin kubeconfig unreadable: got %v, want the environment unchanged", env)
-	}
-	if env := kubectlEnv([]string{"KUBECONFIG=/mine"}, yes); len(env) != 1 {
-		t.Errorf("KUBECONFIG set: got %v, want it kept alone", env)
-	}
+func TestCtrEnvironment(t *testing.T) {
 	env := ctrEnv([]string{"CONTAINERD_NAMESPACE=other"})
 	if !slices.Contains(env, "CONTAINERD_ADDRESS=/run/containerd/containerd.sock") || slices.Contains(env, "CONTAINERD_NAMESPACE=bramble") {
 		t.Errorf("ctr environment: got %v, want the default address added and the given namespace kept", env)

@@ -15,8 +15,8 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print bramble's version and the Kubernetes API version it serves",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "bramble %s (Kubernetes API %s, %s, %s/%s)\n",
-				version.Version, version.KubeGitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(cmd.OutOrStdout(), "bramble %s (Kubernetes API %s, %s, %s/%s)%s\n",
+				version.Version, version.KubeGitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH, buildNote)
 			return nil
 		},
 	}
