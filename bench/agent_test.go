@@ -35,9 +35,15 @@ type agentSetup struct {
 
 func startAgentSetup(b *testing.B, ns, node string) *agentSetup {
 	b.Helper()
+	return startAgentSetupFrom(b, cluster.CopyBinaries(b), ns, node)
+}
+
+// startAgentSetupFrom is startAgentSetup with the agent run from bin.
+func startAgentSetupFrom(b *testing.B, bin, ns, node string) *agentSetup {
+	b.Helper()
 	d := cluster.PrivateContainerd(b)
 	s := cluster.StartServer(b)
-	a := cluster.StartAgentFrom(b, cluster.CopyBinaries(b), s, d, ns, "--token", cluster.JoinToken(b, s), "--node-name", node)
+	a := cluster.StartAgentFrom(b, bin, s, d, ns, "--token", cluster.JoinToken(b, s), "--node-name", node)
 	a.WaitReady(b, s, node)
 	a.ImportBusybox(b, d, ns, benchImage)
 	return &agentSetup{s: s, d: d, a: a, ns: ns, node: node}
@@ -64,16 +70,25 @@ spec:
 // idle 60 s (5 s with -short), and reads VmRSS and RssAnon of the agent
 // process and the CPU time it used while idle; also the summed RssAnon of
 // the log-driver processes (one per container, children of the shims),
-// which count against the node too. The agent runs from its own copy of
-// the binaries, as on a node (see cluster.CopyBinaries). Each iteration is
-// one more idle period and one sample; run it with -benchtime 1x. Budget:
-// agent VmRSS <= 30 MiB, RssAnon <= 10 MiB.
+// which count against the node too. It measures both builds of the
+// binary: the agent-only one install.sh puts on an agent, and the full one
+// (a server's, or an agent installed with INSTALL_BRAMBLE_FULL). The agent
+// runs from its own copy of the binaries, as on a node (see
+// cluster.CopyBinaries). Each iteration is one more idle period and one
+// sample; run it with -benchtime 1x. Budget: agent VmRSS <= 30 MiB,
+// RssAnon <= 10 MiB.
 func BenchmarkAgentIdleMemory(b *testing.B) {
+	b.Run("build=agent-only", func(b *testing.B) { agentIdleMemory(b, cluster.CopyAgentOnlyBinaries(b)) })
+	b.Run("build=full", func(b *testing.B) { agentIdleMemory(b, cluster.CopyBinaries(b)) })
+}
+
+// agentIdleMemory is BenchmarkAgentIdleMemory with the agent run from bin.
+func agentIdleMemory(b *testing.B, bin string) {
 	idle := 60 * time.Second
 	if testing.Short() {
 		idle = 5 * time.Second
 	}
-	e := startAgentSetup(b, "bramble-bench-idle", "pi-bench-idle")
+	e := startAgentSetupFrom(b, bin, "bramble-bench-idle", "pi-bench-idle")
 	var manifest strings.Builder
 	for i := 0; i < 10; i++ {
 		manifest.WriteString(benchPod(fmt.Sprintf("idle-%d", i), e.node) + "---\n")

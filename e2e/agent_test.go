@@ -25,7 +25,12 @@ func TestAgent(t *testing.T) {
 	s := cluster.StartServer(t)
 	token := cluster.JoinToken(t, s)
 	t.Run("bad token", func(t *testing.T) { testAgentBadToken(t, s, d, token) })
-	t.Run("runs pods", func(t *testing.T) { testAgentRunsPods(t, s, d, token) })
+	t.Run("runs pods", func(t *testing.T) { testAgentRunsPods(t, s, d, token, cluster.Bin, "") })
+	// What install.sh puts on an agent: the same pods, logs, tools and
+	// autonomy, from the build without the server's packages.
+	t.Run("runs pods from the agent-only build", func(t *testing.T) {
+		testAgentRunsPods(t, s, d, token, cluster.CopyAgentOnlyBinaries(t), "-agent-only")
+	})
 }
 
 func testAgentBadToken(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, token string) {
@@ -53,9 +58,11 @@ func testAgentBadToken(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 	}
 }
 
-func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, token string) {
-	const node, ns = "pi-agent-e2e", "bramble-e2e-agent"
-	a := cluster.StartAgent(t, s, d, ns, "--token", token, "--node-name", node)
+// testAgentRunsPods runs the agent from bin, on a node and containerd
+// namespace whose names end with suffix.
+func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, token, bin, suffix string) {
+	node, ns := "pi-agent-e2e"+suffix, "bramble-e2e-agent"+suffix
+	a := cluster.StartAgentFrom(t, bin, s, d, ns, "--token", token, "--node-name", node)
 	a.WaitReady(t, s, node)
 	a.ImportBusybox(t, d, ns, "docker.io/library/busybox:e2e-agent")
 	if _, stderr, err := s.Apply(agentPod(node)); err != nil {
@@ -79,7 +86,7 @@ func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 		t.Errorf("kubectl logs --timestamps --tail=1: got %q", out)
 	}
 
-	testOperatorTools(t, s, d, ns)
+	testOperatorTools(t, s, d, ns, bin)
 	testAgentAutonomy(t, s, d, a, ns)
 
 	s.MustKubectl("delete", "pod", "hello", "--wait=false")
@@ -88,6 +95,10 @@ func testAgentRunsPods(t *testing.T, s *cluster.Server, d *runtimetest.Daemon, t
 	cluster.WaitFor(t, 30*time.Second, func() bool {
 		return strings.TrimSpace(cluster.Ctr(t, d, ns, "containers", "ls", "-q")) == ""
 	}, "the pod's container to be removed")
+	cluster.WaitFor(t, 30*time.Second, func() bool {
+		_, stderr, err := s.Kubectl("get", "pod", "hello")
+		return err != nil && strings.Contains(stderr, "NotFound")
+	}, "the deleted pod to be gone from the API")
 	testAgentStaticPod(t, s, d, a, ns)
 	a.Stop(t)
 }

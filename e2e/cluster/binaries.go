@@ -18,9 +18,22 @@ import (
 // installed binary's pages are clean.
 func CopyBinaries(t testing.TB) string {
 	t.Helper()
+	return copyBinariesOf(t, Bin)
+}
+
+// CopyAgentOnlyBinaries is CopyBinaries of the agent-only build
+// (AgentOnlyBin), as install.sh puts it on an agent.
+func CopyAgentOnlyBinaries(t testing.TB) string {
+	t.Helper()
+	return copyBinariesOf(t, AgentOnlyBin(t))
+}
+
+// copyBinariesOf copies bin and the bramble-log beside it.
+func copyBinariesOf(t testing.TB, bin string) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, name := range []string{"bramble", "bramble-log"} {
-		if err := copySynced(filepath.Join(filepath.Dir(Bin), name), filepath.Join(dir, name)); err != nil {
+		if err := copySynced(filepath.Join(filepath.Dir(bin), name), filepath.Join(dir, name)); err != nil {
 			t.Fatalf("copy %s: %v", name, err)
 		}
 	}

@@ -24,6 +24,12 @@ import (
 // Bin is the path of the bramble binary Build made.
 var Bin string
 
+// built remembers Build's module root and race flag for AgentOnlyBin.
+var built struct {
+	root string
+	race bool
+}
+
 // Build compiles ./cmd/bramble (found from the module root) into dir, checks
 // that the real kubectl is present, and sets Bin. Call it from TestMain.
 // With race set the binary has the race detector, and a server that reports
@@ -34,6 +40,7 @@ func Build(dir string, race bool) error {
 		return fmt.Errorf("find module root: %w", err)
 	}
 	Bin = filepath.Join(dir, "bramble")
+	built.root, built.race = strings.TrimSpace(string(root)), race
 	// bramble-log goes beside bramble, where the agent looks for its
 	// small log driver, as hack/setup.sh and install.sh put it.
 	for _, cmd := range []string{"bramble", "bramble-log"} {
