@@ -2,8 +2,10 @@
 # Builds a bramble release into OUT_DIR (default dist/): for linux/amd64,
 # linux/arm64, linux/arm/v7 and linux/arm/v6, the static, stripped,
 # version-stamped binaries bramble-ARCH (cgo SQLite, Debian's cross
-# compilers) and bramble-log-ARCH; a .deb per architecture (nfpm); install.sh;
-# and SHA256SUMS over all of them. docs/PACKAGING.md describes the files.
+# compilers), bramble-agent-ARCH (the agent-only build, pure Go) and
+# bramble-log-ARCH; a .deb per architecture (nfpm) with the full build;
+# install.sh; and SHA256SUMS over all of them. docs/PACKAGING.md describes
+# the files.
 #
 #   bash hack/release.sh                    # every architecture
 #   ARCHES="amd64 arm64" bash hack/release.sh
@@ -56,6 +58,11 @@ build() {
     -tags netgo,osusergo,sqlite_omit_load_extension,no_dynamic_plugins \
     -ldflags "-s -w -X $MODULE/version.Version=$version -linkmode external -extldflags -static" \
     -o "$OUT_DIR/bramble-$arch" ./cmd/bramble
+  # The agent-only build links no SQLite, so no cgo: static without a C compiler.
+  CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM go build -trimpath \
+    -tags agentonly,no_dynamic_plugins,netgo,osusergo \
+    -ldflags "-s -w -X $MODULE/version.Version=$version" \
+    -o "$OUT_DIR/bramble-agent-$arch" ./cmd/bramble
   CGO_ENABLED=0 GOOS=linux GOARCH=$GOARCH GOARM=$GOARM go build -trimpath -ldflags "-s -w" \
     -o "$OUT_DIR/bramble-log-$arch" ./cmd/bramble-log
 }
