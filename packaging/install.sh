@@ -12,8 +12,11 @@
 #   INSTALL_BRAMBLE_EXEC          "server" or "agent" and/or extra flags;
 #                                 arguments to this script are added too
 #   INSTALL_BRAMBLE_VERSION       release to install (default: the latest)
-#   INSTALL_BRAMBLE_DOWNLOAD_URL  folder holding the release files
-#                                 (bramble-ARCH, bramble-log-ARCH, SHA256SUMS)
+#   INSTALL_BRAMBLE_DOWNLOAD_URL  folder holding the release files (bramble-ARCH,
+#                                 bramble-agent-ARCH, bramble-log-ARCH, SHA256SUMS)
+#   INSTALL_BRAMBLE_FULL=true     an agent gets the full build bramble-ARCH, not
+#                                 the agent-only bramble-agent-ARCH; a server
+#                                 always gets the full build
 #   INSTALL_BRAMBLE_BIN_DIR       where the binaries go (/usr/local/bin)
 #   INSTALL_BRAMBLE_SKIP_DOWNLOAD=true  airgap: bramble and bramble-log are
 #                                 already in the bin dir, put there by hand
@@ -109,6 +112,12 @@ setup_arch() {
 	armv6*) ARCH=armv6 ;;
 	*) fatal "no bramble binary for this machine ($machine); there are amd64, arm64, armv7 and armv6 ones" ;;
 	esac
+	# The release file installed as bramble: an agent takes the agent-only
+	# build (no server, smaller, less memory) unless told otherwise.
+	BRAMBLE_FILE=bramble-$ARCH
+	if [ "$CMD" = agent ] && ! is_true "${INSTALL_BRAMBLE_FULL:-}"; then
+		BRAMBLE_FILE=bramble-agent-$ARCH
+	fi
 }
 
 verify_system() {
@@ -144,12 +153,24 @@ download() {
 	esac || fatal "download $1 failed"
 }
 
+# listed_hash NAME prints NAME's SHA-256 from SHA256SUMS, or nothing.
+listed_hash() {
+	awk -v n="$1" '$2 == n || $2 == "*" n { print $1 }' "$TMP_DIR/SHA256SUMS"
+}
+
 # verify_hash FILE NAME checks FILE against NAME's line in SHA256SUMS.
 verify_hash() {
-	want=$(awk -v n="$2" '$2 == n || $2 == "*" n { print $1 }' "$TMP_DIR/SHA256SUMS")
+	want=$(listed_hash "$2")
 	[ -n "$want" ] || fatal "SHA256SUMS from $BASE_URL has no line for $2"
 	got=$(sha256sum "$1" | awk '{ print $1 }')
 	[ "$got" = "$want" ] || fatal "$2: SHA-256 is $got, SHA256SUMS says $want"
+}
+
+# fetch BIN FILE downloads the release file FILE as BIN and checks it.
+fetch() {
+	download "$BASE_URL/$2" "$TMP_DIR/$1"
+	verify_hash "$TMP_DIR/$1" "$2"
+	chmod 755 "$TMP_DIR/$1"
 }
 
 download_and_verify() {
@@ -157,11 +178,12 @@ download_and_verify() {
 	trap 'rm -rf "$TMP_DIR"' EXIT
 	info "downloading bramble for $ARCH from $BASE_URL"
 	download "$BASE_URL/SHA256SUMS" "$TMP_DIR/SHA256SUMS"
-	for bin in bramble bramble-log; do
-		download "$BASE_URL/$bin-$ARCH" "$TMP_DIR/$bin"
-		verify_hash "$TMP_DIR/$bin" "$bin-$ARCH"
-		chmod 755 "$TMP_DIR/$bin"
-	done
+	if [ -z "$(listed_hash "$BRAMBLE_FILE")" ] && [ "$BRAMBLE_FILE" != "bramble-$ARCH" ]; then
+		info "this release has no $BRAMBLE_FILE (older than the agent-only build): installing the full bramble-$ARCH"
+		BRAMBLE_FILE=bramble-$ARCH
+	fi
+	fetch bramble "$BRAMBLE_FILE"
+	fetch bramble-log "bramble-log-$ARCH"
 	"$TMP_DIR/bramble" version >/dev/null || fatal "the downloaded bramble does not run on this machine"
 	mkdir -p "$BIN_DIR"
 	# Beside the target first, then a rename: a running bramble keeps its
@@ -174,9 +196,8 @@ download_and_verify() {
 }
 
 check_skipped_download() {
-	for bin in bramble bramble-log; do
-		[ -x "$BIN_DIR/$bin" ] || fatal "INSTALL_BRAMBLE_SKIP_DOWNLOAD: put $bin (the $bin-$ARCH release file) in $BIN_DIR first"
-	done
+	[ -x "$BIN_DIR/bramble" ] || fatal "INSTALL_BRAMBLE_SKIP_DOWNLOAD: put bramble (the $BRAMBLE_FILE release file) in $BIN_DIR first"
+	[ -x "$BIN_DIR/bramble-log" ] || fatal "INSTALL_BRAMBLE_SKIP_DOWNLOAD: put bramble-log (the bramble-log-$ARCH release file) in $BIN_DIR first"
 	info "using $("$BIN_DIR/bramble" version)"
 }
 
