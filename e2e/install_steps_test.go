@@ -13,10 +13,11 @@ import (
 )
 
 // placeBinaries copies a release's amd64 binaries and install.sh into the
-// machine, as an airgapped install expects them.
-func placeBinaries(t *testing.T, m *machine, release string) {
+// machine, as an airgapped install expects them; file is the release file
+// installed as bramble.
+func placeBinaries(t *testing.T, m *machine, release, file string) {
 	t.Helper()
-	for src, dst := range map[string]string{"bramble-amd64": "usr/local/bin/bramble",
+	for src, dst := range map[string]string{file: "usr/local/bin/bramble",
 		"bramble-log-amd64": "usr/local/bin/bramble-log", "install.sh": "root/install.sh"} {
 		data, err := os.ReadFile(filepath.Join(release, src))
 		if err != nil {
@@ -33,8 +34,8 @@ func placeBinaries(t *testing.T, m *machine, release string) {
 }
 
 // upgrade re-runs an install with a newer release: the service restarts
-// on the new binary and stays active.
-func upgrade(t *testing.T, m *machine, service string, install func()) {
+// on the new binary, of the build wanted, and stays active.
+func upgrade(t *testing.T, m *machine, service string, want build, install func()) {
 	t.Helper()
 	pid := m.mustSh("systemctl show -p MainPID --value " + service)
 	install()
@@ -47,12 +48,79 @@ func upgrade(t *testing.T, m *machine, service string, install func()) {
 	if v := m.mustSh("bramble version"); !strings.Contains(v, ".next ") {
 		t.Errorf("%s: bramble version after the upgrade: got %q, want the .next release", m.name, v)
 	}
+	wantBuild(t, m, want)
+}
+
+// build is a build of bramble: the full one or the agent-only one.
+type build bool
+
+const (
+	full      build = false
+	agentOnly build = true
+)
+
+func (b build) String() string {
+	if b == agentOnly {
+		return "agent-only"
+	}
+	return "full"
+}
+
+// wantBuild checks the build of the machine's bramble by its version line.
+func wantBuild(t *testing.T, m *machine, want build) {
+	t.Helper()
+	v := strings.TrimSpace(m.mustSh("bramble version"))
+	if got := build(strings.HasSuffix(v, " (agent-only build)")); got != want {
+		t.Errorf("%s: bramble version: got %q (the %s build), want the %s build", m.name, v, got, want)
+	}
+}
+
+// withoutAgentBuild makes a copy of a release folder as releases before
+// the agent-only build were: no bramble-agent-ARCH files or their
+// SHA256SUMS lines. The other files are symlinks.
+func withoutAgentBuild(t *testing.T, release string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); !strings.HasPrefix(name, "bramble-agent-") && name != "SHA256SUMS" {
+			if err := os.Symlink(filepath.Join(release, name), filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sums, err := os.ReadFile(filepath.Join(release, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(sums), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && !strings.HasPrefix(strings.TrimPrefix(f[1], "*"), "bramble-agent-") {
+			kept = append(kept, line)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // runningTasks lists the agent's containerd tasks with their PIDs.
 func runningTasks(t *testing.T, m *machine) string {
 	t.Helper()
 	return strings.TrimSpace(m.mustSh("ctr -n bramble tasks ls | sort"))
+}
+
+// sameTasks checks that the agent's containers outlived a restart of
+// bramble (KillMode=process): the same tasks with the same PIDs.
+func sameTasks(t *testing.T, m *machine, want, after string) {
+	t.Helper()
+	if got := runningTasks(t, m); got != want {
+		t.Errorf("containers after %s: got %q, want the same tasks and PIDs %q (KillMode=process)", after, got, want)
+	}
 }
 
 // uninstall lints and runs the uninstall script install.sh wrote, then

@@ -17,14 +17,16 @@ import (
 
 // TestInstall is the one-line install of bramble on two Debian 12
 // machines booted with systemd (hack/packaging-test.sh builds the release
-// and the root, and runs it): install.sh downloads the server from a
-// release served on the test's bridge, checks its SHA-256 and starts
-// bramble.service, whose kubeconfig shows the node Ready; the second
-// machine installs the agent airgapped (binaries and an image tarball put
-// there by hand) with the server's token, joins Ready and runs a pod from
-// the tarball; re-running install.sh with a newer release upgrades both
-// without losing objects or the running container; the uninstall scripts
-// leave no unit, binary or data.
+// and the root, and runs it): install.sh downloads the server's full build
+// from a release served on the test's bridge, checks its SHA-256 and
+// starts bramble.service, whose kubeconfig shows the node Ready; the
+// second machine installs the agent airgapped (the agent-only build, the
+// log driver and an image tarball put there by hand) with the server's
+// token, joins Ready and runs a pod from the tarball; re-running install.sh
+// with a newer release upgrades both, the agent by download, without
+// losing objects or the running container; an agent installed from a
+// release without bramble-agent-ARCH gets the full build; the uninstall
+// scripts leave no unit, binary or data.
 func TestInstall(t *testing.T) {
 	release, next, base := os.Getenv("BRAMBLE_RELEASE_DIR"), os.Getenv("BRAMBLE_RELEASE_NEXT_DIR"), os.Getenv("BRAMBLE_DEBIAN_ROOT")
 	if release == "" || next == "" || base == "" {
@@ -37,18 +39,27 @@ func TestInstall(t *testing.T) {
 	agent := bootMachine(t, base, "bramble-edge1", "10.213.0.3")
 
 	s := installServer(t, server, url)
+	wantBuild(t, server, full)
 	installAgent(t, agent, server, release, s)
+	wantBuild(t, agent, agentOnly)
 	mustKubectl(t, s, "create", "configmap", "survives", "--from-literal=k=v")
 
 	nextURL := serve("/next/", next)
-	upgrade(t, server, "bramble", func() { runServerInstall(t, server, nextURL) })
+	upgrade(t, server, "bramble", full, func() { runServerInstall(t, server, nextURL) })
 	waitNodeReady(t, s, "bramble-server")
 	tasks := runningTasks(t, agent)
-	upgrade(t, agent, "bramble-agent", func() { placeBinaries(t, agent, next); runAgentInstall(t, agent, server) })
+	upgrade(t, agent, "bramble-agent", agentOnly, func() { runAgentInstall(t, agent, server, nextURL) })
 	waitNodeReady(t, s, "bramble-edge1")
-	if got := runningTasks(t, agent); got != tasks {
-		t.Errorf("containers after the agent's upgrade: got %q, want the same tasks and PIDs %q (KillMode=process)", got, tasks)
-	}
+	sameTasks(t, agent, tasks, "the agent's upgrade")
+	// A release from before the agent-only build: the agent takes the full one.
+	oldURL := serve("/old/", withoutAgentBuild(t, next))
+	upgrade(t, agent, "bramble-agent", full, func() {
+		if out := runAgentInstall(t, agent, server, oldURL); !strings.Contains(out, "has no bramble-agent-amd64") {
+			t.Errorf("agent install from a release without bramble-agent-amd64: no note of the fallback in\n%s", out)
+		}
+	})
+	waitNodeReady(t, s, "bramble-edge1")
+	sameTasks(t, agent, tasks, "the switch to the full build")
 	if out := mustKubectl(t, s, "get", "configmap", "survives", "-o", "jsonpath={.data.k}"); out != "v" {
 		t.Errorf("configmap after the upgrade: got %q, want v", out)
 	}
@@ -116,11 +127,12 @@ func kubectlFor(t *testing.T, m *machine) *cluster.Server {
 	return &cluster.Server{Kubeconfig: kc, Home: dir}
 }
 
-// installAgent puts the binaries, install.sh and a busybox image tarball
-// on the machine by hand (airgap), installs the agent and runs a pod.
+// installAgent puts the agent-only build, install.sh and a busybox image
+// tarball on the machine by hand (airgap), installs the agent and runs a
+// pod.
 func installAgent(t *testing.T, m, server *machine, release string, s *cluster.Server) {
 	t.Helper()
-	placeBinaries(t, m, release)
+	placeBinaries(t, m, release, "bramble-agent-amd64")
 	img, err := runtimetest.Busybox("docker.io/library/busybox:install-e2e", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +143,7 @@ func installAgent(t *testing.T, m, server *machine, release string, s *cluster.S
 	if err := runtimetest.WriteOCIArchive(filepath.Join(m.root, "var/lib/bramble/agent/images/busybox.tar"), img); err != nil {
 		t.Fatal(err)
 	}
-	runAgentInstall(t, m, server)
+	runAgentInstall(t, m, server, "")
 	if state := strings.TrimSpace(m.mustSh("systemctl is-active bramble-agent")); state != "active" {
 		t.Fatalf("systemctl is-active bramble-agent: got %s, want active", state)
 	}
@@ -142,18 +154,28 @@ func installAgent(t *testing.T, m, server *machine, release string, s *cluster.S
 	waitPodRunning(t, s, m, "hello")
 }
 
-// runAgentInstall runs install.sh, put on the machine by hand, for an
-// agent joining server with its default token.
-func runAgentInstall(t *testing.T, m, server *machine) {
+// runAgentInstall installs an agent joining server with its default
+// token: the one-line install from the release at url, or with url empty,
+// install.sh and the binaries put on the machine by hand (airgap). It
+// returns install.sh's output.
+func runAgentInstall(t *testing.T, m, server *machine, url string) string {
 	t.Helper()
 	token, err := os.ReadFile(filepath.Join(server.root, "var/lib/bramble/server/token"))
 	if err != nil {
 		t.Fatalf("the server's join token: %v", err)
 	}
-	out := m.mustSh("sh /root/install.sh --node-ip "+m.ip, "INSTALL_BRAMBLE_SKIP_DOWNLOAD=true",
-		"BRAMBLE_URL=https://"+server.ip+":6443", "BRAMBLE_TOKEN="+strings.TrimSpace(string(token)),
-		"BRAMBLE_NODE_NAME=bramble-edge1")
+	env := []string{"BRAMBLE_URL=https://" + server.ip + ":6443", "BRAMBLE_TOKEN=" + strings.TrimSpace(string(token)),
+		"BRAMBLE_NODE_NAME=bramble-edge1"}
+	script := "sh /root/install.sh --node-ip " + m.ip
+	if url == "" {
+		env = append(env, "INSTALL_BRAMBLE_SKIP_DOWNLOAD=true")
+	} else {
+		env = append(env, "INSTALL_BRAMBLE_DOWNLOAD_URL="+url)
+		script = "curl -sfL " + url + "/install.sh | sh -s - --node-ip " + m.ip
+	}
+	out := m.mustSh(script, env...)
 	t.Logf("agent install:\n%s", out)
+	return out
 }
 
 const helloPod = `apiVersion: v1

@@ -73,6 +73,14 @@ check_debs() {
       grep -qx "$path" <<<"$files" || fail "$deb has no $path"
     done
   done
+  # A .deb serves a server or an agent, so it holds the full build.
+  local arch suffix
+  for arch in amd64 arm64 armv7 armv6; do
+    case $arch in armv7) suffix=armhf ;; armv6) suffix=armhf-armv6 ;; *) suffix=$arch ;; esac
+    deb=$(echo "$DIST"/bramble_*_"$suffix".deb)
+    cmp -s <(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/bin/bramble) "$DIST/bramble-$arch" ||
+      fail "$deb: /usr/bin/bramble is not bramble-$arch, the full build"
+  done
 }
 
 # register_binfmt mounts binfmt_misc and registers Debian's qemu-user
@@ -85,12 +93,19 @@ register_binfmt() {
   done
 }
 
-# qemu_version runs one release binary's `bramble version` under qemu-user.
+# qemu_version runs `bramble version` of one architecture's full and
+# agent-only builds under qemu-user.
 qemu_version() {
-  local arch=$1 cpu=$2 want=$3 out
-  out=$(QEMU_CPU=$cpu "$DIST/bramble-$arch" version) || fail "bramble-$arch version under qemu ($cpu) failed"
-  echo "    $arch on $cpu: $out" >&2
-  grep -q "$want" <<<"$out" || fail "bramble-$arch version: got $out, want $want"
+  local arch=$1 cpu=$2 want=$3 out bin
+  for bin in bramble bramble-agent; do
+    out=$(QEMU_CPU=$cpu "$DIST/$bin-$arch" version) || fail "$bin-$arch version under qemu ($cpu) failed"
+    echo "    $bin-$arch on $cpu: $out" >&2
+    grep -q "$want" <<<"$out" || fail "$bin-$arch version: got $out, want $want"
+    case $bin in
+    bramble) [[ "$out" != *"(agent-only build)" ]] || fail "$bin-$arch version: got $out, want the full build" ;;
+    bramble-agent) [[ "$out" == *"(agent-only build)" ]] || fail "$bin-$arch version: got $out, want the agent-only build" ;;
+    esac
+  done
 }
 
 # qemu_tests builds the datastore and api tests for 32-bit ARMv7 (where a
@@ -127,8 +142,9 @@ qemu_run() {
 sizes() {
   local arch
   for arch in amd64 arm64 armv7 armv6; do
-    printf '    bramble-%s: %s bytes (%s MiB), bramble-log-%s: %s bytes\n' "$arch" \
+    printf '    bramble-%s: %s bytes (%s MiB), bramble-agent-%s: %s bytes (%s MiB), bramble-log-%s: %s bytes\n' "$arch" \
       "$(stat -c %s "$DIST/bramble-$arch")" "$(( $(stat -c %s "$DIST/bramble-$arch") / 1048576 ))" \
+      "$arch" "$(stat -c %s "$DIST/bramble-agent-$arch")" "$(( $(stat -c %s "$DIST/bramble-agent-$arch") / 1048576 ))" \
       "$arch" "$(stat -c %s "$DIST/bramble-log-$arch")" >&2
   done
   [ "$(stat -c %s "$DIST/bramble-arm64")" -le $((45 * 1048576)) ] || fail "bramble-arm64 is over the 45 MiB budget"
