@@ -33,8 +33,9 @@ func placeBinaries(t *testing.T, m *machine, release, file string) {
 	}
 }
 
-// upgrade re-runs an install with a newer release: the service restarts
-// on the new binary, of the build wanted, and stays active.
+// upgrade re-runs an install with the newer release (or re-runs it for
+// the other build): the service restarts on the new binary, of the build
+// wanted, and stays active.
 func upgrade(t *testing.T, m *machine, service string, want build, install func()) {
 	t.Helper()
 	pid := m.mustSh("systemctl show -p MainPID --value " + service)

@@ -24,8 +24,9 @@ import (
 // log driver and an image tarball put there by hand) with the server's
 // token, joins Ready and runs a pod from the tarball; re-running install.sh
 // with a newer release upgrades both, the agent by download, without
-// losing objects or the running container; an agent installed from a
-// release without bramble-agent-ARCH gets the full build; the uninstall
+// losing objects or the running container; the agent switches to the full
+// build with INSTALL_BRAMBLE_FULL=true and back without it, and gets the
+// full build from a release without bramble-agent-ARCH; the uninstall
 // scripts leave no unit, binary or data.
 func TestInstall(t *testing.T) {
 	release, next, base := os.Getenv("BRAMBLE_RELEASE_DIR"), os.Getenv("BRAMBLE_RELEASE_NEXT_DIR"), os.Getenv("BRAMBLE_DEBIAN_ROOT")
@@ -48,9 +49,12 @@ func TestInstall(t *testing.T) {
 	upgrade(t, server, "bramble", full, func() { runServerInstall(t, server, nextURL) })
 	waitNodeReady(t, s, "bramble-server")
 	tasks := runningTasks(t, agent)
+	upgrade(t, agent, "bramble-agent", full, func() { runAgentInstall(t, agent, server, nextURL, "INSTALL_BRAMBLE_FULL=true") })
+	waitNodeReady(t, s, "bramble-edge1")
+	sameTasks(t, agent, tasks, "the agent's upgrade to the full build")
 	upgrade(t, agent, "bramble-agent", agentOnly, func() { runAgentInstall(t, agent, server, nextURL) })
 	waitNodeReady(t, s, "bramble-edge1")
-	sameTasks(t, agent, tasks, "the agent's upgrade")
+	sameTasks(t, agent, tasks, "the agent's install of the agent-only build")
 	// A release from before the agent-only build: the agent takes the full one.
 	oldURL := serve("/old/", withoutAgentBuild(t, next))
 	upgrade(t, agent, "bramble-agent", full, func() {
@@ -156,16 +160,16 @@ func installAgent(t *testing.T, m, server *machine, release string, s *cluster.S
 
 // runAgentInstall installs an agent joining server with its default
 // token: the one-line install from the release at url, or with url empty,
-// install.sh and the binaries put on the machine by hand (airgap). It
-// returns install.sh's output.
-func runAgentInstall(t *testing.T, m, server *machine, url string) string {
+// install.sh and the binaries put on the machine by hand (airgap); extra
+// is more of install.sh's environment. It returns install.sh's output.
+func runAgentInstall(t *testing.T, m, server *machine, url string, extra ...string) string {
 	t.Helper()
 	token, err := os.ReadFile(filepath.Join(server.root, "var/lib/bramble/server/token"))
 	if err != nil {
 		t.Fatalf("the server's join token: %v", err)
 	}
-	env := []string{"BRAMBLE_URL=https://" + server.ip + ":6443", "BRAMBLE_TOKEN=" + strings.TrimSpace(string(token)),
-		"BRAMBLE_NODE_NAME=bramble-edge1"}
+	env := append([]string{"BRAMBLE_URL=https://" + server.ip + ":6443", "BRAMBLE_TOKEN=" + strings.TrimSpace(string(token)),
+		"BRAMBLE_NODE_NAME=bramble-edge1"}, extra...)
 	script := "sh /root/install.sh --node-ip " + m.ip
 	if url == "" {
 		env = append(env, "INSTALL_BRAMBLE_SKIP_DOWNLOAD=true")
