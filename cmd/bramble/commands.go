@@ -7,7 +7,3 @@ import "github.com/spf13/cobra"
 func nodeCommands() []*cobra.Command {
 	return []*cobra.Command{newAgentCommand(), newVersionCommand(), newCheckConfigCommand(), newCtrCommand(), newCrictlCommand()}
 }
-
-// serverCommandNames are the commands only the full build has: the server
-// and the tools of its datastore, users, tokens, broker and certificates.
-var serverCommandNames = []string{"certificate", "datastore", "kubectl", "mqtt", "secrets-encrypt", "server", "token", "user"}

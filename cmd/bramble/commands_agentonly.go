@@ -17,6 +17,11 @@ import (
 
 const buildNote = " (agent-only build)"
 
+// serverCommandNames are the commands only the full build has: the server
+// and the tools of its datastore, users, tokens, broker and certificates
+// (commands_full.go; its test holds the same list).
+var serverCommandNames = []string{"certificate", "datastore", "kubectl", "mqtt", "secrets-encrypt", "server", "token", "user"}
+
 // commands are the node commands, and for each server command one that
 // says which build has it.
 func commands() []*cobra.Command {

@@ -8,8 +8,10 @@ import (
 )
 
 // TestServerCommandNames: the commands the full build adds to the node's
-// are exactly those the agent-only build answers with its refusal.
+// are exactly those the agent-only build answers with its refusal
+// (serverCommandNames in commands_agentonly.go: change both together).
 func TestServerCommandNames(t *testing.T) {
+	serverCommandNames := []string{"certificate", "datastore", "kubectl", "mqtt", "secrets-encrypt", "server", "token", "user"}
 	node := map[string]bool{}
 	for _, c := range nodeCommands() {
 		node[c.Name()] = true
@@ -22,6 +24,6 @@ func TestServerCommandNames(t *testing.T) {
 	}
 	slices.Sort(added)
 	if !slices.Equal(added, serverCommandNames) {
-		t.Errorf("the full build's commands beyond the node's: got %v, want serverCommandNames %v", added, serverCommandNames)
+		t.Errorf("the full build's commands beyond the node's: got %v, want the agent-only build's serverCommandNames %v", added, serverCommandNames)
 	}
 }
