@@ -122,6 +122,12 @@ func (c *Config) setDefaults() error {
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir
 	}
+	// runc passes the namespaces a container joins to its set-up code as
+	// one comma-separated list of paths: a pod's pinned namespaces under a
+	// folder with a comma would fail every start ("invalid namespace path").
+	if strings.ContainsRune(c.DataDir, ',') {
+		return fmt.Errorf("--data-dir %q: has a comma, which runc cannot take in the paths of the pods' namespaces kept beneath it; choose a folder without one", c.DataDir)
+	}
 	if c.LocalStoragePath == "" {
 		c.LocalStoragePath = filepath.Join(c.DataDir, "storage")
 	}

@@ -65,6 +65,9 @@ func TestConfigDefaultsAndChecks(t *testing.T) {
 			t.Errorf("%+v: got no error, want one", bad)
 		}
 	}
+	if err := (&Config{DataDir: "/srv/a,b"}).setDefaults(); err == nil || !strings.Contains(err.Error(), "--data-dir") || !strings.Contains(err.Error(), "comma") {
+		t.Errorf("a data dir with a comma: got %v, want an error naming --data-dir and the comma", err)
+	}
 	c = Config{RuntimeEndpoint: "unix:///run/x.sock"}
 	if err := c.setDefaults(); err != nil || c.RuntimeEndpoint != "/run/x.sock" {
 		t.Errorf("unix:// endpoint: got %q, %v", c.RuntimeEndpoint, err)
