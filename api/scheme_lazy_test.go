@@ -1,14 +1,14 @@
 package api
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/bramble-edge/bramble/internal/childtest"
 )
 
 // TestSchemeIsBuiltOnFirstUse runs itself in a fresh process, where no
@@ -16,12 +16,7 @@ import (
 // package (YAML and defaults of static pods; decoding too) must not build it, and the
 // first call must give a Scheme with every kind the init functions queued.
 func TestSchemeIsBuiltOnFirstUse(t *testing.T) {
-	if os.Getenv("BRAMBLE_API_SCHEME_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestSchemeIsBuiltOnFirstUse$", "-test.v")
-		cmd.Env = append(os.Environ(), "BRAMBLE_API_SCHEME_CHILD=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("child: %v\n%s", err, out)
-		}
+	if !childtest.Fresh(t) {
 		return
 	}
 	if schemeBuilt {

@@ -1,26 +1,20 @@
 package tables
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/bramble-edge/bramble/api"
+	"github.com/bramble-edge/bramble/internal/childtest"
 )
 
 // TestPrintersLoadOnFirstTable runs itself in a fresh process, where no
 // other test has printed a table: package initialisation only queues the
 // kinds' printers, and the first Table loads them all.
 func TestPrintersLoadOnFirstTable(t *testing.T) {
-	if os.Getenv("BRAMBLE_TABLES_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestPrintersLoadOnFirstTable$", "-test.v")
-		cmd.Env = append(os.Environ(), "BRAMBLE_TABLES_CHILD=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("child: %v\n%s", err, out)
-		}
+	if !childtest.Fresh(t) {
 		return
 	}
 	if len(printers) != 0 || len(registrations) == 0 {
